@@ -1,0 +1,88 @@
+package io.zkcoord.lock;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The {@link ZkLock} methods, each a one-line call into a {@link LockEngine}. The public lock
+ * classes extend it; the contract is written on {@link ZkLock}.
+ */
+abstract class EngineLock implements ZkLock {
+
+    final LockEngine engine;
+
+    EngineLock(LockEngine engine) {
+        this.engine = engine;
+    }
+
+    /** Blocks until held; not interruptible (see {@link ZkLock}). */
+    @Override
+    public void lock() {
+        try {
+            engine.acquire(LockEngine.FOREVER, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("uninterruptible acquisition interrupted", e);
+        }
+    }
+
+    /** Blocks until held or interrupted (see {@link ZkLock}). */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        engine.acquire(LockEngine.FOREVER, true);
+    }
+
+    /** One look, no wait (see {@link ZkLock}). Keeps the interrupt status. */
+    @Override
+    public boolean tryLock() {
+        try {
+            return engine.acquire(0, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("uninterruptible acquisition interrupted", e);
+        }
+    }
+
+    /** Waits at most about {@code time}; interruptible (see {@link ZkLock}). */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("unit must not be null");
+        }
+        return engine.acquire(unit.toNanos(time), true);
+    }
+
+    @Override
+    public void unlock() {
+        engine.release();
+    }
+
+    /** @throws UnsupportedOperationException always: ZooKeeper locks have no conditions */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("conditions are not supported by " + engine.describe());
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return engine.isHeldByCurrentThread();
+    }
+
+    @Override
+    public long fencingToken() {
+        return engine.fencingToken();
+    }
+
+    @Override
+    public String path() {
+        return engine.path();
+    }
+
+    @Override
+    public void addLossListener(LockLossListener listener) {
+        engine.addLossListener(listener);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + engine.describe() + "]";
+    }
+}

@@ -1,0 +1,207 @@
+package io.zkcoord.lock;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one lock (a mutex, or one side of a read/write lock) for the threads of this JVM: who holds
+ * it, reentrancy, timeouts and interrupts, session loss. The ZooKeeper protocol itself is in
+ * {@link LockRecipe}.
+ *
+ * <p>Thread-safe. {@link #holds} is a concurrent map from each holding thread to its {@link Hold};
+ * only that thread adds or removes its entry. Loss is marked on the hold by the session-end hook.
+ */
+final class LockEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    /** Waits longer than this (73 years) are forever. */
+    static final long FOREVER = Long.MAX_VALUE / 4;
+
+    private final ZkClient client;
+    private final String path;
+    private final NodeKind kind;
+    private final LockRecipe recipe;
+    private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
+    private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
+    /** The public lock, passed to loss listeners. Set once, before any use. */
+    private ZkLock face;
+    /** The other side of a read/write lock, or null for a mutex. Set once, before any use. */
+    private LockEngine partner;
+
+    LockEngine(ZkClient client, String path, NodeKind kind) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        this.client = client;
+        this.path = LockPaths.validate(path);
+        this.kind = kind;
+        this.recipe = new LockRecipe(client, path, kind);
+    }
+
+    void bind(ZkLock face, LockEngine partner) {
+        this.face = face;
+        this.partner = partner;
+    }
+
+    String path() {
+        return path;
+    }
+
+    /**
+     * Acquires for the current thread.
+     *
+     * @param timeoutNanos how long to wait; zero or less: one look; {@link #FOREVER}: no limit
+     * @param interruptible whether an interrupt ends the wait
+     * @return true if held, false if the time ran out
+     */
+    boolean acquire(long timeoutNanos, boolean interruptible) throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring " + describe());
+        }
+        ensureOpen();
+        Thread me = Thread.currentThread();
+        Hold mine = holds.get(me);
+        if (mine != null) {
+            if (mine.isLost()) {
+                throw new IllegalMonitorStateException("the hold of " + describe() + " by " + me.getName()
+                        + " was lost with its session; unlock() it before acquiring again");
+            }
+            mine.count++;
+            return true;
+        }
+        if (kind == NodeKind.WRITE && partner.holds.containsKey(me)) {
+            throw new IllegalMonitorStateException(me.getName() + " holds the read lock of " + path
+                    + " and asks for the write lock: an upgrade would wait for its own read forever");
+        }
+        // A thread holding the write lock takes the read lock at once (downgrade).
+        boolean downgrade = kind == NodeKind.READ && partner.isHeldBy(me);
+        long start = System.nanoTime();
+        long deadline = start + Math.min(Math.max(timeoutNanos, 0), FOREVER);
+        Interrupts interrupts = new Interrupts(interruptible);
+        try {
+            for (;;) {
+                ZkSession session = interrupts.run(client::session);
+                LockRecipe.Enqueued own = recipe.enqueue(session, interrupts);
+                LockRecipe.Outcome outcome;
+                try {
+                    outcome = downgrade ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, deadline, interrupts);
+                } catch (InterruptedException | RuntimeException e) {
+                    recipe.abandon(own);
+                    throw e;
+                }
+                if (outcome == LockRecipe.Outcome.HELD) {
+                    grant(me, own);
+                    return true;
+                }
+                if (outcome == LockRecipe.Outcome.TIMED_OUT) {
+                    recipe.abandon(own);
+                    return false;
+                }
+                // GONE: the node went with its session (or was deleted by hand): queue again.
+                ensureOpen();
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+                log.info("{}: node {} of {} is gone (session {}); queueing again", me.getName(), own.path(),
+                        describe(), session);
+            }
+        } finally {
+            interrupts.restore();
+        }
+    }
+
+    private void grant(Thread me, LockRecipe.Enqueued own) {
+        Hold hold = new Hold(own.session(), own.path(), own.node(), own.czxid());
+        holds.put(me, hold);
+        hold.lossHook(own.session().onEnd(() -> lost(hold)));
+        log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), own.czxid());
+    }
+
+    /** Session-end hook of a hold. */
+    private void lost(Hold hold) {
+        if (!hold.markLost()) {
+            return;
+        }
+        log.warn("hold of {} with {} (token {}) lost: its session {} ended", describe(), hold.nodePath,
+                hold.fencingToken, hold.session);
+        for (LockLossListener l : lossListeners) {
+            try {
+                l.lockLost(face, hold.fencingToken);
+            } catch (RuntimeException e) {
+                log.error("loss listener {} of {} failed", l, describe(), e);
+            }
+        }
+    }
+
+    /** Releases one hold of the current thread; the last release deletes the node. */
+    void release() {
+        Thread me = Thread.currentThread();
+        Hold hold = holds.get(me);
+        if (hold == null) {
+            throw new IllegalMonitorStateException(me.getName() + " does not hold " + describe());
+        }
+        if (--hold.count > 0) {
+            return;
+        }
+        holds.remove(me);
+        hold.cancelLossHook();
+        if (hold.isLost()) {
+            log.warn("{} released {} whose hold (token {}) was already lost; nothing to delete", me.getName(),
+                    describe(), hold.fencingToken);
+            return;
+        }
+        if (!hold.session.isAlive()) {
+            return; // the client is closing: the node goes with the session
+        }
+        if (kind == NodeKind.WRITE) {
+            Hold read = partner.holds.get(me);
+            if (read != null && !read.isLost() && recipe.exclusiveBetween(hold.session, hold.node, read.node)) {
+                // Downgraded, and a writer queued between this write node and the read node: keep the
+                // write node until the read hold ends, or that writer would get in beside the reader.
+                read.trailingNode = hold.nodePath;
+                return;
+            }
+        }
+        recipe.release(hold.session, hold.nodePath, hold.trailingNode);
+    }
+
+    boolean isHeldByCurrentThread() {
+        return isHeldBy(Thread.currentThread());
+    }
+
+    private boolean isHeldBy(Thread thread) {
+        Hold hold = holds.get(thread);
+        return hold != null && !hold.isLost();
+    }
+
+    long fencingToken() {
+        Hold hold = holds.get(Thread.currentThread());
+        if (hold == null) {
+            throw new IllegalMonitorStateException(Thread.currentThread().getName() + " does not hold " + describe());
+        }
+        return hold.fencingToken;
+    }
+
+    void addLossListener(LockLossListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        lossListeners.add(listener);
+    }
+
+    private void ensureOpen() {
+        if (client.isClosed()) {
+            throw new IllegalStateException("cannot acquire " + describe() + ": " + client + " is closed");
+        }
+    }
+
+    String describe() {
+        return kind.prefix() + " lock " + path;
+    }
+}

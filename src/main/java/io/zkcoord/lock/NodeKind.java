@@ -1,0 +1,38 @@
+package io.zkcoord.lock;
+
+/** The kinds of node in a lock directory, named by the prefix of the node name. */
+enum NodeKind {
+    /** A {@link ZkMutex} holder or waiter: exclusive. */
+    LOCK("lock", false),
+    /** A read-lock holder or waiter: shares with other reads. */
+    READ("read", true),
+    /** A write-lock holder or waiter: exclusive. */
+    WRITE("write", false);
+
+    private final String prefix;
+    private final boolean shared;
+
+    NodeKind(String prefix, boolean shared) {
+        this.prefix = prefix;
+        this.shared = shared;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** @return true if holders of this kind may hold together (reads) */
+    boolean shared() {
+        return shared;
+    }
+
+    /** @return the kind named by {@code prefix}, or null */
+    static NodeKind ofPrefix(String prefix) {
+        for (NodeKind k : values()) {
+            if (k.prefix.equals(prefix)) {
+                return k;
+            }
+        }
+        return null;
+    }
+}

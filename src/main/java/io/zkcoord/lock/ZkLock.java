@@ -1,0 +1,71 @@
+package io.zkcoord.lock;
+
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A lock shared by every process that uses the same ZooKeeper ensemble and lock path: {@link
+ * ZkMutex}, and each side of a {@link ZkReadWriteLock}.
+ *
+ * <h2>Contract, beyond {@link Lock}</h2>
+ * <ul>
+ *   <li><b>Holds belong to threads.</b> Two threads of one JVM exclude each other exactly as two
+ *       processes do; a thread that holds the lock may take it again (reentrancy) with no
+ *       ZooKeeper call, and must release it as many times.
+ *   <li><b>{@code lock()}</b> blocks until held and is not interruptible: an interrupt while waiting
+ *       is remembered and the flag set again on return. If ZooKeeper cannot be reached within the
+ *       client's retry policy it throws {@link io.zkcoord.CoordinationException} and leaves no node
+ *       behind.
+ *   <li><b>{@code lockInterruptibly()}</b> is {@code lock()} ended early by an interrupt, with
+ *       {@link InterruptedException} (interrupt status cleared); the waiter's node is deleted.
+ *   <li><b>{@code tryLock()}</b> takes one look and never waits for another holder or waiter; if
+ *       anyone is ahead it deletes its node and returns false.
+ *   <li><b>{@code tryLock(time, unit)}</b> waits at most about that long, counting the ZooKeeper
+ *       calls; on timeout it deletes its node and returns false. A time of zero or less means one
+ *       look, as {@code tryLock()}. An interrupt ends it with {@link InterruptedException}.
+ *   <li><b>{@code unlock()}</b> only by the owning thread, otherwise {@link
+ *       IllegalMonitorStateException}. The last reentrant release deletes the node (retried under
+ *       the client's policy). After the hold was lost, it only clears the thread's state and logs
+ *       a warning.
+ *   <li><b>Session loss.</b> When the client reports {@link io.zkcoord.ConnectionState#LOST} (or
+ *       is closed), every hold of that session is lost: {@link #isHeldByCurrentThread()} turns
+ *       false for its thread and every {@link LockLossListener} runs once per hold. A thread
+ *       waiting in {@code lock()} or a timed {@code tryLock} queues again in the new session,
+ *       losing its place.
+ *   <li><b>Closed client.</b> Acquiring throws {@link IllegalStateException}; closing the client
+ *       wakes every waiter, which then throws {@link IllegalStateException}.
+ *   <li>{@link #newCondition()} throws {@link UnsupportedOperationException}.
+ * </ul>
+ *
+ * <h2>Fencing</h2>
+ * A lock cannot stop a holder that was paused (GC, partition) from acting after its hold was lost
+ * and given to another. Pass {@link #fencingToken()} with every write to the guarded resource; the
+ * resource remembers the highest token it has seen and refuses anything lower. Tokens are the
+ * {@code czxid} of the holder's node: they strictly increase from each holder to the next, also
+ * after the lock directory was deleted and created again.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface ZkLock extends Lock {
+
+    /** @return true if the current thread holds this lock and the hold has not been lost */
+    boolean isHeldByCurrentThread();
+
+    /**
+     * The fencing token of the current thread's hold: the {@code czxid} of its lock node. It stays
+     * readable after the hold was lost, until {@link #unlock()}, so that a late write carries its
+     * old token and is refused by the resource.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     */
+    long fencingToken();
+
+    /** @return the lock's directory, as given */
+    String path();
+
+    /**
+     * Adds a listener told, once per hold, when a hold of this lock is lost with its session.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    void addLossListener(LockLossListener listener);
+}
