@@ -1,5 +1,6 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.SessionLostException;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import java.util.List;
@@ -80,23 +81,34 @@ final class LockEngine {
                     + " and asks for the write lock: an upgrade would wait for its own read forever");
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
-        boolean downgrade = kind == NodeKind.READ && partner.isHeldBy(me);
+        Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
+        boolean downgrade = downgradeFrom != null;
         long start = System.nanoTime();
         long deadline = start + Math.min(Math.max(timeoutNanos, 0), FOREVER);
         Interrupts interrupts = new Interrupts(interruptible);
         try {
             for (;;) {
                 ZkSession session = interrupts.run(client::session);
-                LockRecipe.Enqueued own = recipe.enqueue(session, interrupts);
+                LockRecipe.Enqueued own = null;
                 LockRecipe.Outcome outcome;
                 try {
+                    own = recipe.enqueue(session, interrupts);
                     outcome = downgrade ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, deadline, interrupts);
+                } catch (SessionLostException e) {
+                    // The session ended (lost, or the client closed) during one of the calls: any node
+                    // of ours went with it, exactly as when the wait sees it gone.
+                    outcome = LockRecipe.Outcome.GONE;
                 } catch (InterruptedException | RuntimeException e) {
-                    recipe.abandon(own);
+                    if (own != null) {
+                        recipe.abandon(own);
+                    }
                     throw e;
                 }
                 if (outcome == LockRecipe.Outcome.HELD) {
-                    grant(me, own);
+                    // A downgraded read carries the write hold's token: its own node was created after
+                    // any writer queued behind the write node, so its czxid would exceed that writer's
+                    // token, and the resource would refuse the writer once the read hold had written.
+                    grant(me, own, downgrade ? downgradeFrom.fencingToken : own.czxid());
                     return true;
                 }
                 if (outcome == LockRecipe.Outcome.TIMED_OUT) {
@@ -108,19 +120,19 @@ final class LockEngine {
                 if (deadline - System.nanoTime() <= 0) {
                     return false;
                 }
-                log.info("{}: node {} of {} is gone (session {}); queueing again", me.getName(), own.path(),
-                        describe(), session);
+                log.info("{}: node {} of {} is gone (session {}); queueing again", me.getName(),
+                        own == null ? "(being created)" : own.path(), describe(), session);
             }
         } finally {
             interrupts.restore();
         }
     }
 
-    private void grant(Thread me, LockRecipe.Enqueued own) {
-        Hold hold = new Hold(own.session(), own.path(), own.node(), own.czxid());
+    private void grant(Thread me, LockRecipe.Enqueued own, long fencingToken) {
+        Hold hold = new Hold(own.session(), own.path(), own.node(), fencingToken);
         holds.put(me, hold);
         hold.lossHook(own.session().onEnd(() -> lost(hold)));
-        log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), own.czxid());
+        log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), fencingToken);
     }
 
     /** Session-end hook of a hold. */

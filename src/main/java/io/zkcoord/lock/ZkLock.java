@@ -51,9 +51,10 @@ public interface ZkLock extends Lock {
     boolean isHeldByCurrentThread();
 
     /**
-     * The fencing token of the current thread's hold: the {@code czxid} of its lock node. It stays
-     * readable after the hold was lost, until {@link #unlock()}, so that a late write carries its
-     * old token and is refused by the resource.
+     * The fencing token of the current thread's hold: the {@code czxid} of its lock node (for a read
+     * hold taken by downgrading, of the write node it came from). It stays readable after the hold
+     * was lost, until {@link #unlock()}, so that a late write carries its old token and is refused
+     * by the resource.
      *
      * @throws IllegalMonitorStateException if the current thread does not hold this lock
      */

@@ -29,7 +29,8 @@ import java.util.concurrent.locks.ReadWriteLock;
  *   <li><b>Downgrade</b>: a thread holding the write lock may take the read lock at once, then
  *       release the write lock and go on reading. A writer that queued while the write lock was
  *       held does not get in until that read hold is released (the write node is kept until then
- *       when such a writer exists).
+ *       when such a writer exists). The downgraded read hold's {@link ZkLock#fencingToken()} is
+ *       the write hold's, so the writer after it still gets a higher token.
  *   <li><b>Upgrade is refused</b>: a thread holding only the read lock that asks for the write lock,
  *       by any method, gets {@link IllegalMonitorStateException} at once, since waiting would wait
  *       for its own read node forever.
