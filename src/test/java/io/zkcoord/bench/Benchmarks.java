@@ -1,0 +1,108 @@
+package io.zkcoord.bench;
+
+import io.zkcoord.testing.FourLetterWords;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * The benchmark: starts its own in-process ZooKeeper server and prints, in one run, the numbers
+ * quoted in {@code docs/herd-effect.md}. Not a test; run it with
+ *
+ * <pre>mvn -B -q -Pbench test-compile exec:java</pre>
+ *
+ * <ol>
+ *   <li>Uncontended {@code lock()}+{@code unlock()} next to the raw protocol floor.
+ *   <li>8 clients on one {@code ZkMutex}: handoffs per second and handoff latency.
+ *   <li>8 clients on one {@code ZkReadWriteLock}, 90 % reads.
+ *   <li>16 threads sharing one {@code ZkMutex} on one client: requests per cycle.
+ *   <li>The herd table: what one release costs the server at queue lengths 1 to 1000.
+ * </ol>
+ * Results go to standard output, progress to standard error.
+ */
+public final class Benchmarks {
+
+    private Benchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // Four-letter commands must be whitelisted before the server starts: mntr is our meter.
+        System.setProperty(FourLetterWords.WHITELIST_PROPERTY, "*");
+        PrintStream out = System.out;
+        PrintStream progress = System.err;
+        long start = System.nanoTime();
+        out.println("zkcoord benchmarks (mvn -B -q -Pbench test-compile exec:java)");
+        out.printf("machine: %d processors (JVM view), %s; Java %s (%s %s)%n", Runtime.getRuntime().availableProcessors(),
+                cpuModel(), System.getProperty("java.version"), System.getProperty("java.vm.name"),
+                System.getProperty("java.vm.version"));
+        out.printf("load average at start: %s%n", loadAverage());
+        // tickTime 2 s allows 40 s sessions; maxClientCnxns 0: no limit (the herd table opens 101 clients).
+        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 2000, 0);
+        try (TestingServer server = new TestingServer(spec, true)) {
+            String connect = server.getConnectString();
+            out.printf("server: ZooKeeper %s, in-process TestingServer at %s, standalone, data dir on %s%n",
+                    org.apache.zookeeper.Version.getFullVersion().split(",")[0], connect,
+                    fileSystemOf(server.getTempDirectory()));
+            ServerCounters counters = new ServerCounters(FourLetterWords.of(connect));
+            long perMntr = counters.calibrate();
+            out.printf("meter: mntr; one mntr call adds %d to zk_packets_received (subtracted below)%n", perMntr);
+
+            ThroughputBench throughput = new ThroughputBench(connect, counters, out);
+            progress.println("1. uncontended ...");
+            throughput.uncontended();
+            progress.println("2. 8 clients, one mutex ...");
+            throughput.eightClientsOneMutex();
+            progress.println("3. 8 clients, read/write 90/10 ...");
+            throughput.eightClientsReadWrite();
+            progress.println("4. 16 threads, one client ...");
+            throughput.sixteenThreadsOneClient();
+            HerdBench herd = new HerdBench(connect, counters, out, progress);
+            herd.run();
+            out.println();
+            out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
+            out.printf("   uncontended: floor/ZkMutex %.3f (target <= 1.15), %.2f requests per cycle (target 3): %s%n",
+                    throughput.uncontendedRatio, throughput.uncontendedRequests,
+                    throughput.uncontendedRatio <= 1.15 && throughput.uncontendedRequests < 3.03 ? "met" : "NOT MET");
+            out.printf("   16 threads on one ZkMutex: %.2f requests per cycle (target <= 5): %s%n",
+                    throughput.sixteenThreadsRequests, throughput.sixteenThreadsRequests <= 5.05 ? "met" : "NOT MET");
+            herd.printTargets(out);
+        }
+        out.println();
+        out.printf("load average at end: %s; total %.0f s%n", loadAverage(), (System.nanoTime() - start) / 1e9);
+        out.flush();
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2] + " (1, 5, 15 min)";
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    private static String fileSystemOf(File dir) {
+        try {
+            return Files.getFileStore(dir.toPath()).type() + " (" + dir + ")";
+        } catch (IOException e) {
+            return dir.toString();
+        }
+    }
+}
