@@ -568,8 +568,16 @@ public final class ZkProxy implements AutoCloseable {
             forward(true, buf, 0, end);
             LOG.debug("{}: forwarded create (type {}, xid {}), cutting", name(), type, xid);
             closeQuietly(client);
-            CompletableFuture.delayedExecutor(CUT_SERVER_CLOSE_FALLBACK_MS, TimeUnit.MILLISECONDS)
-                    .execute(this::closeBoth);
+            Thread fallback = new Thread(() -> {
+                try {
+                    Thread.sleep(CUT_SERVER_CLOSE_FALLBACK_MS);
+                } catch (InterruptedException e) {
+                    // close now
+                }
+                closeBoth();
+            }, name() + "-cut");
+            fallback.setDaemon(true);
+            fallback.start();
             if (linkClosed) {
                 claimed.complete(null);
             }
