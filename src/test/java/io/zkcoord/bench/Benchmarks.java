@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
@@ -22,14 +23,22 @@ import org.apache.curator.test.TestingServer;
  *   <li>16 threads sharing one {@code ZkMutex} on one client: requests per cycle.
  *   <li>The herd table: what one release costs the server at queue lengths 1 to 1000.
  * </ol>
- * Results go to standard output, progress to standard error.
+ * Results go to standard output, progress to standard error. Arguments may name a subset of the
+ * sections: {@code uncontended mutex rw threads herd} (all by default).
  */
 public final class Benchmarks {
 
     private Benchmarks() {
     }
 
+    /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
+    private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd");
+
     public static void main(String[] args) throws Exception {
+        List<String> sections = args.length == 0 ? SECTIONS : List.of(args);
+        if (!SECTIONS.containsAll(sections)) {
+            throw new IllegalArgumentException("sections are " + SECTIONS + "; got " + sections);
+        }
         // Four-letter commands must be whitelisted before the server starts: mntr is our meter.
         System.setProperty(FourLetterWords.WHITELIST_PROPERTY, "*");
         PrintStream out = System.out;
@@ -52,24 +61,40 @@ public final class Benchmarks {
             out.printf("meter: mntr; one mntr call adds %d to zk_packets_received (subtracted below)%n", perMntr);
 
             ThroughputBench throughput = new ThroughputBench(connect, counters, out);
-            progress.println("1. uncontended ...");
-            throughput.uncontended();
-            progress.println("2. 8 clients, one mutex ...");
-            throughput.eightClientsOneMutex();
-            progress.println("3. 8 clients, read/write 90/10 ...");
-            throughput.eightClientsReadWrite();
-            progress.println("4. 16 threads, one client ...");
-            throughput.sixteenThreadsOneClient();
+            if (sections.contains("uncontended")) {
+                progress.println("1. uncontended ...");
+                throughput.uncontended();
+            }
+            if (sections.contains("mutex")) {
+                progress.println("2. 8 clients, one mutex ...");
+                throughput.eightClientsOneMutex();
+            }
+            if (sections.contains("rw")) {
+                progress.println("3. 8 clients, read/write 90/10 ...");
+                throughput.eightClientsReadWrite();
+            }
+            if (sections.contains("threads")) {
+                progress.println("4. 16 threads, one client ...");
+                throughput.sixteenThreadsOneClient();
+            }
             HerdBench herd = new HerdBench(connect, counters, out, progress);
-            herd.run();
+            if (sections.contains("herd")) {
+                herd.run();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
-            out.printf("   uncontended: floor/ZkMutex %.3f (target <= 1.15), %.2f requests per cycle (target 3): %s%n",
-                    throughput.uncontendedRatio, throughput.uncontendedRequests,
-                    throughput.uncontendedRatio <= 1.15 && throughput.uncontendedRequests < 3.03 ? "met" : "NOT MET");
-            out.printf("   16 threads on one ZkMutex: %.2f requests per cycle (target <= 5): %s%n",
-                    throughput.sixteenThreadsRequests, throughput.sixteenThreadsRequests <= 5.05 ? "met" : "NOT MET");
-            herd.printTargets(out);
+            if (sections.contains("uncontended")) {
+                out.printf("   uncontended: floor/ZkMutex %.3f (target <= 1.15), %.2f requests per cycle (target 3): %s%n",
+                        throughput.uncontendedRatio, throughput.uncontendedRequests,
+                        throughput.uncontendedRatio <= 1.15 && throughput.uncontendedRequests < 3.03 ? "met" : "NOT MET");
+            }
+            if (sections.contains("threads")) {
+                out.printf("   16 threads on one ZkMutex: %.2f requests per cycle (target <= 5): %s%n",
+                        throughput.sixteenThreadsRequests, throughput.sixteenThreadsRequests <= 5.05 ? "met" : "NOT MET");
+            }
+            if (sections.contains("herd")) {
+                herd.printTargets(out);
+            }
         }
         out.println();
         out.printf("load average at end: %s; total %.0f s%n", loadAverage(), (System.nanoTime() - start) / 1e9);

@@ -5,6 +5,8 @@ import io.zkcoord.lock.ZkLock;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,10 +31,11 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class ThroughputBench {
 
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Uncontended: lock and floor alternate in rounds, so a burst of load elsewhere hits both. */
-    private static final int UNCONTENDED_ROUNDS = 4;
-    private static final long UNCONTENDED_ROUND_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Uncontended: lock and floor cycles alternate one by one for this long. */
+    private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(8);
+    private static final int REQUEST_COUNT_CYCLES = 200;
     private static final long CONTENDED_WINDOW_MILLIS = 5_000;
 
     private final String connect;
@@ -58,6 +61,8 @@ final class ThroughputBench {
         long cycles;
         long nanos;
         long requests;
+        /** CPU time of the calling thread (not ZooKeeper's I/O threads). */
+        long cpuNanos;
         final Samples latencies = new Samples();
 
         double perSecond() {
@@ -65,7 +70,7 @@ final class ThroughputBench {
         }
 
         double requestsPerCycle() {
-            return (double) requests / cycles;
+            return (double) requests / REQUEST_COUNT_CYCLES;
         }
     }
 
@@ -74,8 +79,9 @@ final class ThroughputBench {
     }
 
     void uncontended() throws Exception {
-        try (ZkClient client = newClient(Duration.ofSeconds(10))) {
-            ZooKeeper raw = rawHandle();
+        // 30 s sessions: a handle idle while the other loop runs alone does not ping for 10 s.
+        try (ZkClient client = newClient(Duration.ofSeconds(30))) {
+            ZooKeeper raw = rawHandle(connect, 30_000);
             try {
                 String rawDir = "/bench/uncontended-raw";
                 ensurePath(raw, rawDir);
@@ -95,24 +101,28 @@ final class ThroughputBench {
                     raw.getChildren(rawDir, false);
                     raw.delete(path, -1);
                 };
-                timed(lockCycle, WARMUP_NANOS, new Run());
-                timed(floorCycle, WARMUP_NANOS, new Run());
                 Run lib = new Run();
                 Run floor = new Run();
-                for (int round = 0; round < UNCONTENDED_ROUNDS; round++) {
-                    timed(lockCycle, UNCONTENDED_ROUND_NANOS, lib);
-                    timed(floorCycle, UNCONTENDED_ROUND_NANOS, floor);
-                }
+                // Warm-up, then one cycle of each in turn: load from other processes hits both alike.
+                alternate(lockCycle, floorCycle, WARMUP_NANOS, new Run(), new Run());
+                alternate(lockCycle, floorCycle, UNCONTENDED_NANOS, lib, floor);
+                // Requests per cycle: each loop alone between two server readings.
+                lib.requests = requests(lockCycle, REQUEST_COUNT_CYCLES);
+                floor.requests = requests(floorCycle, REQUEST_COUNT_CYCLES);
+                uncontendedRatio = floor.perSecond() / lib.perSecond();
+                uncontendedRequests = (double) lib.requests / REQUEST_COUNT_CYCLES;
                 out.println();
-                out.println("1. Uncontended lock()+unlock(), one thread, one client ("
-                        + UNCONTENDED_ROUNDS + " alternating rounds of 1 s each after 1 s warm-up)");
-                out.printf("   %-44s %10s %9s %9s %13s%n", "", "cycles/s", "p50 ms", "p99 ms", "requests/cyc");
+                out.println("1. Uncontended lock()+unlock(), one thread, one client, " + UNCONTENDED_NANOS / 1_000_000_000
+                        + " s after 1 s warm-up. ZkMutex and floor cycles alternate one by one, so load from other");
+                out.println("   processes hits both alike; cycles/s = cycles / time spent in them. Requests per cycle from "
+                        + REQUEST_COUNT_CYCLES + " cycles of each alone;");
+                out.println("   caller CPU = CPU time per cycle of the calling thread (ZooKeeper's I/O threads not included).");
+                out.printf("   %-44s %10s %9s %9s %13s %11s%n", "", "cycles/s", "p50 ms", "p99 ms", "requests/cyc",
+                        "caller CPU");
                 printRun("ZkMutex lock+unlock", lib);
                 printRun("raw floor: create+getChildren+delete", floor);
-                uncontendedRatio = floor.perSecond() / lib.perSecond();
-                uncontendedRequests = lib.requestsPerCycle();
                 out.printf("   floor/ZkMutex throughput ratio: %.3f (target <= 1.15); p50 ratio %.3f%n",
-                        floor.perSecond() / lib.perSecond(),
+                        uncontendedRatio,
                         lib.latencies.percentileMillis(50) / floor.latencies.percentileMillis(50));
                 out.printf("   leftover nodes: %d%n", raw.getChildren("/bench/uncontended", false).size());
             } finally {
@@ -122,24 +132,37 @@ final class ThroughputBench {
     }
 
     private void printRun(String label, Run run) {
-        out.printf("   %-44s %10.0f %9.2f %9.2f %13.2f%n", label, run.perSecond(),
-                run.latencies.percentileMillis(50), run.latencies.percentileMillis(99), run.requestsPerCycle());
+        out.printf("   %-44s %10.0f %9.2f %9.2f %13.2f %8.0f us%n", label, run.perSecond(),
+                run.latencies.percentileMillis(50), run.latencies.percentileMillis(99), run.requestsPerCycle(),
+                run.cpuNanos / 1e3 / run.cycles);
     }
 
-    private void timed(Cycle cycle, long nanos, Run into) throws Exception {
-        ServerCounters.Snapshot before = counters.snap();
-        long start = System.nanoTime();
-        long end = start + nanos;
-        long now = start;
-        while (now - end < 0) {
-            long t0 = now;
-            cycle.run();
-            now = System.nanoTime();
-            into.latencies.add(now - t0);
-            into.cycles++;
+    private static void alternate(Cycle a, Cycle b, long nanos, Run intoA, Run intoB) throws Exception {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            once(a, intoA);
+            once(b, intoB);
         }
-        into.nanos += now - start;
-        into.requests += counters.requests(before, counters.snap());
+    }
+
+    private static void once(Cycle cycle, Run into) throws Exception {
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
+        long t0 = System.nanoTime();
+        cycle.run();
+        long took = System.nanoTime() - t0;
+        into.cpuNanos += THREADS.getCurrentThreadCpuTime() - cpu0;
+        into.latencies.add(took);
+        into.nanos += took;
+        into.cycles++;
+    }
+
+    /** @return requests the server received for {@code cycles} runs of {@code cycle} */
+    private long requests(Cycle cycle, int cycles) throws Exception {
+        ServerCounters.Snapshot before = counters.snap();
+        for (int i = 0; i < cycles; i++) {
+            cycle.run();
+        }
+        return counters.requests(before, counters.snap());
     }
 
     // ------------------------------------------------------------------ 2 and 4. contended mutex
@@ -427,8 +450,12 @@ final class ThroughputBench {
     }
 
     static ZooKeeper rawHandle(String connect) throws Exception {
+        return rawHandle(connect, 10_000);
+    }
+
+    static ZooKeeper rawHandle(String connect, int sessionTimeoutMillis) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connect, 10_000, e -> {
+        ZooKeeper zk = new ZooKeeper(connect, sessionTimeoutMillis, e -> {
             if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
             }
