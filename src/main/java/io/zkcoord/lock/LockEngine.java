@@ -91,9 +91,13 @@ final class LockEngine {
                 ZkSession session = interrupts.run(client::session);
                 LockRecipe.Enqueued own = null;
                 LockRecipe.Outcome outcome;
+                boolean downgraded = false;
                 try {
                     own = recipe.enqueue(session, interrupts);
-                    outcome = downgrade ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, deadline, interrupts);
+                    // The downgrade is granted only while the write hold's session is the one the read
+                    // node was made in; a write hold lost meanwhile gives no right to skip the queue.
+                    downgraded = downgrade && own.session() == downgradeFrom.session && !downgradeFrom.isLost();
+                    outcome = downgraded ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, deadline, interrupts);
                 } catch (SessionLostException e) {
                     // The session ended (lost, or the client closed) during one of the calls: any node
                     // of ours went with it, exactly as when the wait sees it gone.
@@ -108,7 +112,7 @@ final class LockEngine {
                     // A downgraded read carries the write hold's token: its own node was created after
                     // any writer queued behind the write node, so its czxid would exceed that writer's
                     // token, and the resource would refuse the writer once the read hold had written.
-                    grant(me, own, downgrade ? downgradeFrom.fencingToken : own.czxid());
+                    grant(me, own, downgraded ? downgradeFrom.fencingToken : own.czxid());
                     return true;
                 }
                 if (outcome == LockRecipe.Outcome.TIMED_OUT) {
@@ -214,6 +218,6 @@ final class LockEngine {
     }
 
     String describe() {
-        return kind.prefix() + " lock " + path;
+        return (kind == NodeKind.LOCK ? "mutex " : kind.prefix() + " lock ") + path;
     }
 }
