@@ -2,21 +2,33 @@ package io.zkcoord.bench;
 
 import io.zkcoord.testing.FourLetterWords;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The server's own counters, read with the four-letter {@code mntr}: requests received, watch
- * notifications sent, watches set. Each {@code mntr} call is itself one packet; {@link #calibrate()}
- * measures that, and {@link #requests} subtracts it.
+ * notifications sent, watches set. Each {@code mntr} call is itself a packet; {@link #calibrate()}
+ * measures how many, and {@link #requests} subtracts every {@code mntr} call made after the
+ * earlier reading, up to and including the later one.
+ *
+ * <p>The server counts a watch notification only after sending it: a client can act on a
+ * notification before the counter moves. {@link #settled()} therefore reads until the counters
+ * stand still.
  */
 final class ServerCounters {
 
-    /** One {@code mntr} reading. */
-    record Snapshot(long packets, long watchesFired, long watchCount) {
+    /**
+     * One {@code mntr} reading.
+     *
+     * @param call the number of this {@code mntr} call, counting from 1
+     */
+    record Snapshot(long packets, long watchesFired, long watchCount, long call) {
     }
 
     private final FourLetterWords server;
     /** Packets one {@code mntr} call adds to {@code zk_packets_received}; measured by {@link #calibrate()}. */
     private long mntrPackets = 1;
+    private final AtomicLong calls = new AtomicLong();
 
     ServerCounters(FourLetterWords server) {
         this.server = server;
@@ -27,7 +39,25 @@ final class ServerCounters {
         Map<String, String> m = server.mntr();
         long fired = value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
                 + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
-        return new Snapshot(value(m, "zk_packets_received"), fired, value(m, "zk_watch_count"));
+        return new Snapshot(value(m, "zk_packets_received"), fired, value(m, "zk_watch_count"),
+                calls.incrementAndGet());
+    }
+
+    /**
+     * Reads until two readings 20 ms apart differ by nothing but the later {@code mntr} call: no
+     * request arrived and no notification was counted in between.
+     */
+    Snapshot settled() throws InterruptedException {
+        Snapshot previous = snap();
+        for (int i = 0; i < 500; i++) {
+            TimeUnit.MILLISECONDS.sleep(20);
+            Snapshot now = snap();
+            if (now.watchesFired() == previous.watchesFired() && now.packets() - previous.packets() == mntrPackets) {
+                return now;
+            }
+            previous = now;
+        }
+        throw new IllegalStateException("server counters still moving after 10 s");
     }
 
     /**
@@ -47,9 +77,9 @@ final class ServerCounters {
         return min;
     }
 
-    /** @return requests the server received between two readings, not counting the later {@code mntr} call */
+    /** @return requests the server received between two readings, not counting the {@code mntr} calls */
     long requests(Snapshot before, Snapshot after) {
-        return after.packets() - before.packets() - mntrPackets;
+        return after.packets() - before.packets() - (after.call() - before.call()) * mntrPackets;
     }
 
     /** @return watch notifications the server sent between two readings */
