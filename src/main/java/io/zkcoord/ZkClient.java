@@ -7,15 +7,17 @@ import io.zkcoord.time.Clock;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -95,7 +97,12 @@ public final class ZkClient implements AutoCloseable {
         this.clock = config.clock;
         this.retryLoop = new RetryLoop(config.retryPolicy, config.clock);
         this.name = "zkcoord-" + CLIENT_IDS.incrementAndGet();
-        this.events = Executors.newSingleThreadScheduledExecutor(daemon(name + "-events"));
+        ScheduledThreadPoolExecutor eventsExecutor = new ScheduledThreadPoolExecutor(1, daemon(name + "-events"));
+        // After shutdown() the tasks already queued (the CLOSED transition) still run, but no
+        // periodic check and no delayed rebuild keeps the thread alive.
+        eventsExecutor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        eventsExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.events = eventsExecutor;
         this.background = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 daemon(name + "-background"));
     }
@@ -160,7 +167,8 @@ public final class ZkClient implements AutoCloseable {
     /**
      * Runs {@code call} under the client's retry policy on whatever session is current at each
      * try. For calls that do not depend on one session (reading shared data, creating persistent
-     * nodes); calls tied to a session use {@link ZkSession#call}.
+     * nodes); calls tied to a session use {@link ZkSession#call}. A session expiry during the call
+     * is therefore passing, like a connection loss: the next try goes to the new session.
      *
      * @param path the znode concerned, for messages
      * @param call the call; it must be safe to repeat
@@ -172,12 +180,15 @@ public final class ZkClient implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public <T> T call(String path, ZkCall<T> call) throws KeeperException, InterruptedException {
-        return retryLoop.run(path, this::zooKeeper, call);
+        return retryLoop.runOnAnySession(path, this::zooKeeper, call);
     }
 
-    /** @return the current state; {@link ConnectionState#CLOSED} once closed */
+    /**
+     * @return the current state; {@link ConnectionState#CLOSED} as soon as {@link #close()} has
+     *     been called, even before the listeners have been told
+     */
     public ConnectionState state() {
-        return state;
+        return closed.get() ? ConnectionState.CLOSED : state;
     }
 
     /** @return the ACL given to every node the recipes create */
@@ -243,11 +254,17 @@ public final class ZkClient implements AutoCloseable {
         synchronized (sessionChange) {
             sessionChange.notifyAll();
         }
+        // Called by a listener, on the events thread: CLOSED is queued behind the transition being
+        // delivered now, so it cannot be waited for here; shutdown() (not shutdownNow()) below
+        // lets it run once this listener returns, after the other listeners saw this transition.
+        boolean onEventsThread = Thread.currentThread().getName().equals(name + "-events");
+        boolean delivered = onEventsThread;
         boolean interrupted = false;
         try {
             CompletableFuture<Void> done = CompletableFuture.runAsync(() -> transition(ConnectionState.CLOSED), events);
-            if (!Thread.currentThread().getName().equals(name + "-events")) {
+            if (!onEventsThread) {
                 done.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                delivered = true;
             }
         } catch (InterruptedException e) {
             interrupted = true;
@@ -259,7 +276,11 @@ public final class ZkClient implements AutoCloseable {
         } catch (InterruptedException e) {
             interrupted = true;
         }
-        events.shutdownNow();
+        if (delivered) {
+            events.shutdown();
+        } else {
+            events.shutdownNow(); // a listener is stuck: interrupt it rather than leak the thread
+        }
         background.shutdownNow();
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -545,10 +566,11 @@ public final class ZkClient implements AutoCloseable {
          *     {@code CREATOR_ALL_ACL} when an authorization is given.
          */
         public Builder acl(List<ACL> acl) {
-            if (acl == null || acl.isEmpty() || acl.contains(null)) {
+            // Not acl.contains(null): immutable lists (List.of) throw NullPointerException on it.
+            if (acl == null || acl.isEmpty() || acl.stream().anyMatch(Objects::isNull)) {
                 throw new IllegalArgumentException("acl must be a non-empty list without nulls");
             }
-            this.acl = List.copyOf(acl);
+            this.acl = aclList(acl);
             return this;
         }
 
@@ -585,10 +607,12 @@ public final class ZkClient implements AutoCloseable {
             if (connectString == null) {
                 throw new IllegalArgumentException("connectString is required");
             }
-            if (acl == null) {
-                acl = auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL;
-            }
             Builder snapshot = copy();
+            if (snapshot.acl == null) {
+                // Decided per build, not stored here: an authorization added before a later
+                // build() must still switch that client's default to CREATOR_ALL_ACL.
+                snapshot.acl = aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
+            }
             ZkClient client = new ZkClient(snapshot);
             client.start();
             return client;
@@ -605,6 +629,16 @@ public final class ZkClient implements AutoCloseable {
             b.clientConfig = clientConfig;
             b.clock = clock;
             return b;
+        }
+
+        /**
+         * An unmodifiable copy that ZooKeeper accepts: its {@code create} checks {@code
+         * acl.contains(null)}, which throws on {@code List.of}/{@code List.copyOf} lists. A copy,
+         * too, so callers of {@link ZkClient#acl()} cannot alter the shared {@code ZooDefs.Ids}
+         * lists.
+         */
+        private static List<ACL> aclList(List<ACL> acl) {
+            return Collections.unmodifiableList(new ArrayList<>(acl));
         }
 
         private static Duration positive(Duration d, String name) {

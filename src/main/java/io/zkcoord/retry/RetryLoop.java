@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code CONNECTIONLOSS}, {@code OPERATIONTIMEOUT} and {@code SESSIONMOVED} are passing: the
  *       call is tried again after the policy's delay, while the ZooKeeper client reconnects in the
  *       background.
- *   <li>{@code SESSIONEXPIRED} is final: it throws {@link SessionLostException}, because a call
- *       that depended on the old session cannot be completed in a new one.
+ *   <li>{@code SESSIONEXPIRED} is final for a call pinned to one session ({@link #run}): it throws
+ *       {@link SessionLostException}, because a call that depended on the old session cannot be
+ *       completed in a new one. A call that may run on any session ({@link #runOnAnySession})
+ *       treats it as passing: the next try goes to the handle of the session built meanwhile.
  *   <li>Any other {@link KeeperException} ({@code NONODE}, {@code NODEEXISTS}, ...) is the answer of
  *       the ensemble and is rethrown as it is, for the caller to interpret.
  *   <li>When the policy gives up it throws {@link CoordinationException} naming the path, with the
@@ -71,13 +73,40 @@ public final class RetryLoop {
      */
     public <T> T run(String path, Supplier<ZooKeeper> handle, ZkCall<T> call)
             throws KeeperException, InterruptedException {
+        return run(path, handle, call, false);
+    }
+
+    /**
+     * As {@link #run}, for a call that does not depend on one session (reading shared data,
+     * creating persistent nodes): {@code SESSIONEXPIRED} is retried like connection loss, with
+     * {@code handle} supplying the newest session's handle at each try.
+     *
+     * @param path the znode the call concerns, for messages
+     * @param handle supplies the current handle for each try
+     * @param call the call to run
+     * @param <T> what the call returns
+     * @return what the call returned
+     * @throws KeeperException any error that is not passing, as ZooKeeper reported it
+     * @throws InterruptedException if interrupted while waiting for a reply or between tries
+     * @throws CoordinationException if the policy gave up
+     */
+    public <T> T runOnAnySession(String path, Supplier<ZooKeeper> handle, ZkCall<T> call)
+            throws KeeperException, InterruptedException {
+        return run(path, handle, call, true);
+    }
+
+    private <T> T run(String path, Supplier<ZooKeeper> handle, ZkCall<T> call, boolean anySession)
+            throws KeeperException, InterruptedException {
         long start = clock.nanoTime();
         for (int retries = 0; ; retries++) {
             KeeperException failure;
             try {
                 return call.call(handle.get());
             } catch (KeeperException.SessionExpiredException e) {
-                throw new SessionLostException("session expired during a request on " + path, e);
+                if (!anySession) {
+                    throw new SessionLostException("session expired during a request on " + path, e);
+                }
+                failure = e;
             } catch (KeeperException.ConnectionLossException
                     | KeeperException.OperationTimeoutException
                     | KeeperException.SessionMovedException e) {

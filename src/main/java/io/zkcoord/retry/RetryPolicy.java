@@ -48,9 +48,13 @@ public interface RetryPolicy {
     }
 
     /**
-     * Retries with a fixed delay while the operation has run for less than {@code maxElapsed}.
+     * Retries with a fixed delay as long as the next try would begin no later than {@code
+     * maxElapsed} after the first one: it never sleeps past {@code maxElapsed}, so an operation
+     * gives up at most {@code maxElapsed} plus the length of its last try after it began (a delay
+     * longer than {@code maxElapsed} means no retry at all).
      *
-     * @param maxElapsed give up once this much time has passed since the first try; positive
+     * @param maxElapsed give up once the next try would begin later than this after the first
+     *     one; positive
      * @param delay the delay before every retry; zero or more
      * @throws IllegalArgumentException if an argument is null or out of range
      */
