@@ -1,0 +1,147 @@
+package io.zkcoord.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkcoord.ConnectionState;
+import io.zkcoord.ZkClient;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.testing.Await;
+import io.zkcoord.testing.ZkProxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.RepeatedTest;
+
+/**
+ * Scenario 3: the holder is cut off from the ensemble by a partition (the proxy stalls), long enough for
+ * its session to expire.
+ */
+class PartitionFaultTest {
+
+    /** Ticks of 200 ms allow sessions of 0.4 to 4 s, checked for expiry every 200 ms. */
+    private static final int TICK_MS = 200;
+    /** The partitioned holder's session: short, so the scenario takes seconds. */
+    private static final Duration HOLDER_SESSION = Duration.ofSeconds(2);
+    /** The other clients' sessions: the longest the server allows. */
+    private static final Duration SESSION = Duration.ofMillis(20 * TICK_MS);
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private static TestingServer server;
+    private static ZkClient observer;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = FaultFixtures.server(TICK_MS);
+        observer = FaultFixtures.client(server.getConnectString(), SESSION);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (observer != null) {
+            observer.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /**
+     * A partitioned holder reports SUSPENDED, then LOST after the session timeout while still cut off; the
+     * ensemble expires its session and the waiter acquires; after the heal the old holder is in a new
+     * session, does not believe it holds the lock, and its late write is refused; a second thread of its
+     * client, queued during the partition, queues again in the new session and gets the lock after B.
+     */
+    @RepeatedTest(3)
+    void partitionedHolderLosesTheLockAndKnowsIt() throws Exception {
+        String dir = "/faults/partition-" + System.nanoTime();
+        InvariantChecker checker = new InvariantChecker("S3 partition");
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+             ZkClient a = FaultFixtures.client(proxy.connectString(), HOLDER_SESSION);
+             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
+             LockThread holder = new LockThread("s3-holder");
+             LockThread waiter = new LockThread("s3-waiter");
+             LockThread sibling = new LockThread("s3-sibling")) {
+            FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
+            ZkMutex ma = new ZkMutex(a, dir);
+            ZkMutex mb = new ZkMutex(b, dir);
+            ma.addLossListener(checker.lossListener());
+            mb.addLossListener(checker.lossListener());
+            long oldSession = a.sessionId();
+            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(a.session().timeoutMillis());
+
+            InvariantChecker.Entry ea = holder.call(() -> {
+                ma.lock();
+                InvariantChecker.Entry e = checker.enter("A", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+                assertTrue(checker.write(e), "first write of the holder");
+                return e;
+            });
+            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
+                mb.lock();
+                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+                assertTrue(checker.write(e), "write of the next holder");
+                return e;
+            });
+            Await.until("B queued behind A", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 2);
+            // A second thread of A's client, queued behind B: it must queue again in A's next session.
+            Future<InvariantChecker.Entry> fa2 = sibling.submit(() -> {
+                ma.lock();
+                return checker.enter("A2", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+            });
+            Await.until("A2 queued behind B", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 3);
+
+            long cut = System.nanoTime();
+            checker.fault("holder partitioned");
+            proxy.stall();
+            long suspended = states.await(ConnectionState.SUSPENDED, cut, WAIT);
+            long lost = states.await(ConnectionState.LOST, cut, WAIT);
+            assertTrue(proxy.isStalled(), "LOST must come while still cut off");
+            // Whichever declares it (this library after the session timeout of silence, or ZooKeeper 3.9's
+            // own client-side expiry), LOST must not come before the server could have expired the session.
+            assertTrue(suspended < lost && lost - cut >= timeoutNanos, "LOST only after the session timeout: "
+                    + TimeUnit.NANOSECONDS.toMillis(lost - cut) + " ms after the cut");
+            Await.until("A told of its loss", WAIT, () -> checker.lossReported(ea.token()));
+            assertFalse(holder.call(ma::isHeldByCurrentThread), "A must not believe it holds the lock once LOST");
+
+            InvariantChecker.Entry eb = waiter.await(fb, WAIT);
+            assertTrue(eb.token() > ea.token(), "tokens grow from one holder to the next");
+
+            proxy.heal();
+            Await.until("A in a new session after the heal", WAIT,
+                    () -> a.state() == ConnectionState.RECONNECTED && a.sessionId() != oldSession);
+            assertNotEquals(oldSession, a.sessionId());
+            assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTED),
+                    states.states().subList(0, 3), "states of A");
+            assertFalse(holder.call(ma::isHeldByCurrentThread), "A must not believe it holds the lock after the heal");
+            assertFalse(holder.call(() -> checker.write(ea)), "the late write of A must be refused");
+            holder.call(() -> {
+                checker.leave(ea);
+                ma.unlock();
+                return null;
+            });
+            waiter.call(() -> {
+                checker.leave(eb);
+                mb.unlock();
+                return null;
+            });
+            InvariantChecker.Entry ea2 = sibling.await(fa2, WAIT);
+            assertTrue(ea2.token() > eb.token(), "A2 queued again, behind B");
+            assertTrue(sibling.call(ma::isHeldByCurrentThread));
+            sibling.call(() -> {
+                checker.leave(ea2);
+                ma.unlock();
+                return null;
+            });
+
+            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
+            assertEquals(1, checker.refusedWrites());
+            checker.assertNoViolations();
+        }
+    }
+}
