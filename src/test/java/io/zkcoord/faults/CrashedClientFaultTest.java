@@ -23,6 +23,7 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Scenario 5: a client JVM is killed with SIGKILL while it holds the lock: no unlock, no close, no
@@ -63,6 +64,17 @@ class CrashedClientFaultTest {
     /** A holder JVM killed with SIGKILL loses its lock to the next waiter within the session timeout plus a small margin. */
     @RepeatedTest(2)
     void killedHolderJvmFreesTheLockWithinTheSessionTimeout() throws Exception {
+        killedHolderJvmFreesTheLockWithinTheSessionTimeoutOnce();
+    }
+
+    /** Soak: the SIGKILL scenario, many more times. */
+    @Tag("soak")
+    @RepeatedTest(20)
+    void killedHolderJvmFreesTheLockWithinTheSessionTimeoutSoak() throws Exception {
+        killedHolderJvmFreesTheLockWithinTheSessionTimeoutOnce();
+    }
+
+    private void killedHolderJvmFreesTheLockWithinTheSessionTimeoutOnce() throws Exception {
         String dir = "/faults/crash-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S5 SIGKILL of the holder JVM");
         Path childLog = Files.createTempFile("child-lock-holder", ".log");

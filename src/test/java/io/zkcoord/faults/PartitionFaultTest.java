@@ -18,15 +18,17 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Scenario 3: the holder is cut off from the ensemble by a partition (the proxy stalls), long enough for
- * its session to expire.
+ * its session to expire; and, as a counter-check, a partition shorter than the session timeout, which must
+ * cost nothing.
  */
 class PartitionFaultTest {
 
-    /** Ticks of 200 ms allow sessions of 0.4 to 4 s, checked for expiry every 200 ms. */
-    private static final int TICK_MS = 200;
+    /** Ticks of 300 ms allow sessions of 0.6 to 6 s, checked for expiry every 300 ms. */
+    private static final int TICK_MS = 300;
     /** The partitioned holder's session: short, so the scenario takes seconds. */
     private static final Duration HOLDER_SESSION = Duration.ofSeconds(2);
     /** The other clients' sessions: the longest the server allows. */
@@ -60,6 +62,17 @@ class PartitionFaultTest {
      */
     @RepeatedTest(3)
     void partitionedHolderLosesTheLockAndKnowsIt() throws Exception {
+        partitionedHolderLosesTheLockAndKnowsItOnce();
+    }
+
+    /** Soak: the long-partition scenario, many more times. */
+    @Tag("soak")
+    @RepeatedTest(20)
+    void partitionedHolderLosesTheLockAndKnowsItSoak() throws Exception {
+        partitionedHolderLosesTheLockAndKnowsItOnce();
+    }
+
+    private void partitionedHolderLosesTheLockAndKnowsItOnce() throws Exception {
         String dir = "/faults/partition-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S3 partition");
         try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
@@ -141,6 +154,73 @@ class PartitionFaultTest {
 
             checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
             assertEquals(1, checker.refusedWrites());
+            checker.assertNoViolations();
+        }
+    }
+
+    /**
+     * A partition that heals as soon as the holder reports SUSPENDED, well within the session timeout,
+     * loses nothing: same session, no LOST, no loss reported, the holder still holds with the same node
+     * and may write, the waiter still waits and gets the lock after the release.
+     */
+    @RepeatedTest(2)
+    void shortPartitionLosesNothing() throws Exception {
+        String dir = "/faults/short-partition-" + System.nanoTime();
+        InvariantChecker checker = new InvariantChecker("S3b short partition");
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+             ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
+             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
+             LockThread holder = new LockThread("s3b-holder");
+             LockThread waiter = new LockThread("s3b-waiter")) {
+            FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
+            ZkMutex ma = new ZkMutex(a, dir);
+            ZkMutex mb = new ZkMutex(b, dir);
+            ma.addLossListener(checker.lossListener());
+            mb.addLossListener(checker.lossListener());
+            long session = a.sessionId();
+
+            InvariantChecker.Entry ea = holder.call(() -> {
+                ma.lock();
+                InvariantChecker.Entry e = checker.enter("A", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+                assertTrue(checker.write(e), "first write of the holder");
+                return e;
+            });
+            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
+                mb.lock();
+                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+                assertTrue(checker.write(e), "write of the next holder");
+                return e;
+            });
+            Await.until("B queued behind A", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 2);
+
+            long cut = System.nanoTime();
+            proxy.stall();
+            // The client notices after two thirds of the session timeout of silence; the server would expire
+            // the session only after all of it. Heal at once: the client gets back in time.
+            states.await(ConnectionState.SUSPENDED, cut, WAIT);
+            proxy.heal();
+            states.await(ConnectionState.RECONNECTED, cut, WAIT);
+            assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED), states.states(), "states of A");
+            assertEquals(session, a.sessionId(), "same session");
+
+            assertTrue(holder.call(ma::isHeldByCurrentThread), "A still holds");
+            assertEquals(List.of(FaultFixtures.nodesOf(observer.zooKeeper(), dir, session).get(0)),
+                    FaultFixtures.nodesOf(observer.zooKeeper(), dir, session), "A's one node is still there");
+            assertEquals(0, checker.lossesReported(), "no loss reported");
+            assertFalse(fb.isDone(), "B still waits");
+            assertTrue(holder.call(() -> checker.write(ea)), "A's writes are still accepted");
+            holder.call(() -> {
+                checker.leave(ea);
+                ma.unlock();
+                return null;
+            });
+            InvariantChecker.Entry eb = waiter.await(fb, WAIT);
+            waiter.call(() -> {
+                checker.leave(eb);
+                mb.unlock();
+                return null;
+            });
+            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
             checker.assertNoViolations();
         }
     }

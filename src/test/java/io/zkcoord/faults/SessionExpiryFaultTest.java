@@ -16,6 +16,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Scenario 2: the holder's session is expired on the server in the middle of its critical section.
@@ -52,6 +53,17 @@ class SessionExpiryFaultTest {
      */
     @RepeatedTest(3)
     void expiredHolderIsToldAndFenced() throws Exception {
+        expiredHolderIsToldAndFencedOnce();
+    }
+
+    /** Soak: the session-expiry scenario, many more times. */
+    @Tag("soak")
+    @RepeatedTest(20)
+    void expiredHolderIsToldAndFencedSoak() throws Exception {
+        expiredHolderIsToldAndFencedOnce();
+    }
+
+    private void expiredHolderIsToldAndFencedOnce() throws Exception {
         String dir = "/faults/expiry-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S2 session expiry");
         try (ZkClient a = FaultFixtures.client(server.getConnectString(), SESSION);
