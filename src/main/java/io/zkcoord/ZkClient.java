@@ -373,7 +373,7 @@ public final class ZkClient implements AutoCloseable {
                 }
                 break;
             case Expired:
-                loseSession(h, "expired by the ensemble");
+                loseSession(h, "ZooKeeper reported the session expired");
                 break;
             case AuthFailed:
                 log.error("{}: authentication failed", name);

@@ -7,6 +7,8 @@ import io.zkcoord.ZkSession;
 import io.zkcoord.retry.ZkCall;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -114,6 +116,9 @@ final class LockRecipe {
         @Override
         public Enqueued call(ZooKeeper zk) throws KeeperException, InterruptedException {
             if (attempted && recoverLostCreates) {
+                // The lost create may still be on its way through the ensemble, and this try may
+                // go to a server that has not applied it yet: sync the directory before looking.
+                sync(zk);
                 Enqueued found = find(zk, session, prefix);
                 if (found != null) {
                     log.info("recovered node {} of {} after a lost create reply", found.path(), dir);
@@ -134,6 +139,22 @@ final class LockRecipe {
                     createDirectory(zk, dir);
                 }
             }
+        }
+    }
+
+    /** Brings the server this handle talks to up to date with the leader, for {@link #dir}. */
+    private void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        zk.sync(dir, (rc, path, ctx) -> done.complete(rc), null);
+        int rc;
+        try {
+            rc = done.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("sync callback failed", e);
+        }
+        KeeperException.Code code = KeeperException.Code.get(rc);
+        if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+            throw KeeperException.create(code, dir);
         }
     }
 
