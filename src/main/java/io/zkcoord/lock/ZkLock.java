@@ -24,8 +24,12 @@ import java.util.concurrent.locks.Lock;
  *       look, as {@code tryLock()}. An interrupt ends it with {@link InterruptedException}.
  *   <li><b>{@code unlock()}</b> only by the owning thread, otherwise {@link
  *       IllegalMonitorStateException}. The last reentrant release deletes the node (retried under
- *       the client's policy). After the hold was lost, it only clears the thread's state and logs
- *       a warning.
+ *       the client's policy); the thread no longer holds the lock once it returns or throws. If
+ *       the policy gives up it throws {@link io.zkcoord.CoordinationException} and the deletion
+ *       goes on in the background until the connection returns or the session ends. After the
+ *       hold was lost, or the client closed, it only clears the thread's state and logs a
+ *       warning; it does not throw. It never throws {@link InterruptedException}; an interrupt
+ *       stays set.
  *   <li><b>Session loss.</b> When the client reports {@link io.zkcoord.ConnectionState#LOST} (or
  *       is closed), every hold of that session is lost: {@link #isHeldByCurrentThread()} turns
  *       false for its thread and every {@link LockLossListener} runs once per hold. A thread
