@@ -1,14 +1,23 @@
 package io.zkcoord.lock;
 
 /**
- * How one acquisition treats interrupts. Interruptible acquisitions let {@link
- * InterruptedException} through. Uninterruptible ones ({@code lock()}) remember the interrupt,
- * clear the flag before each blocking step (ZooKeeper's synchronous calls would otherwise fail at
- * once), and set it again when the acquisition ends.
+ * How one acquisition waits: whether an interrupt ends it, and until when it may run.
+ *
+ * <p>Interruptible acquisitions let {@link InterruptedException} through. Uninterruptible ones
+ * ({@code lock()}, {@code unlock()}) remember the interrupt, clear the flag before each blocking step
+ * (ZooKeeper's synchronous calls would otherwise fail at once), and set it again when the
+ * acquisition ends.
+ *
+ * <p>The deadline (by {@link System#nanoTime()}) covers the waits and the ZooKeeper calls: a call
+ * is not tried again once it has passed ({@link #checkDeadline()}), so a timed {@code tryLock}
+ * does not sit out the retry policy while the ensemble is unreachable.
  *
  * <p>Confined to the acquiring thread.
  */
-final class Interrupts {
+final class Acquisition {
+
+    /** Waits longer than this (73 years) are forever. */
+    static final long FOREVER = Long.MAX_VALUE / 4;
 
     /** A blocking step that may be repeated after an interrupt. */
     @FunctionalInterface
@@ -16,15 +25,52 @@ final class Interrupts {
         T run() throws InterruptedException;
     }
 
+    /** The deadline passed during a ZooKeeper call or between its tries. */
+    static final class DeadlinePassed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DeadlinePassed() {
+            super("deadline passed", null, false, false);
+        }
+    }
+
     private final boolean interruptible;
+    private final long deadline;
     private boolean pending;
 
-    Interrupts(boolean interruptible) {
+    /**
+     * @param interruptible whether an interrupt ends the acquisition
+     * @param timeoutNanos how long it may run; zero or less: one look; {@link #FOREVER}: no limit
+     */
+    Acquisition(boolean interruptible, long timeoutNanos) {
         this.interruptible = interruptible;
+        this.deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
+    }
+
+    /** @return an uninterruptible acquisition with no deadline, for releases and clean-up */
+    static Acquisition uninterruptible() {
+        return new Acquisition(false, FOREVER);
     }
 
     boolean interruptible() {
         return interruptible;
+    }
+
+    /** @return the deadline, by {@link System#nanoTime()} */
+    long deadline() {
+        return deadline;
+    }
+
+    /** @return true once the deadline has passed */
+    boolean expired() {
+        return deadline - System.nanoTime() <= 0;
+    }
+
+    /** @throws DeadlinePassed if the deadline has passed */
+    void checkDeadline() {
+        if (expired()) {
+            throw new DeadlinePassed();
+        }
     }
 
     /**

@@ -19,7 +19,7 @@ abstract class EngineLock implements ZkLock {
     @Override
     public void lock() {
         try {
-            engine.acquire(LockEngine.FOREVER, false);
+            engine.acquire(Acquisition.FOREVER, false);
         } catch (InterruptedException e) {
             throw new IllegalStateException("uninterruptible acquisition interrupted", e);
         }
@@ -28,7 +28,7 @@ abstract class EngineLock implements ZkLock {
     /** Blocks until held or interrupted (see {@link ZkLock}). */
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        engine.acquire(LockEngine.FOREVER, true);
+        engine.acquire(Acquisition.FOREVER, true);
     }
 
     /** One look, no wait (see {@link ZkLock}). Keeps the interrupt status. */

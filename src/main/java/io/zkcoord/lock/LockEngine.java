@@ -21,9 +21,6 @@ import org.slf4j.LoggerFactory;
 final class LockEngine {
 
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
-    /** Waits longer than this (73 years) are forever. */
-    static final long FOREVER = Long.MAX_VALUE / 4;
-
     private final ZkClient client;
     private final String path;
     private final NodeKind kind;
@@ -57,7 +54,8 @@ final class LockEngine {
     /**
      * Acquires for the current thread.
      *
-     * @param timeoutNanos how long to wait; zero or less: one look; {@link #FOREVER}: no limit
+     * @param timeoutNanos how long to wait, ZooKeeper calls included; zero or less: one look;
+     *     {@link Acquisition#FOREVER}: no limit
      * @param interruptible whether an interrupt ends the wait
      * @return true if held, false if the time ran out
      */
@@ -83,25 +81,26 @@ final class LockEngine {
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
         boolean downgrade = downgradeFrom != null;
-        long start = System.nanoTime();
-        long deadline = start + Math.min(Math.max(timeoutNanos, 0), FOREVER);
-        Interrupts interrupts = new Interrupts(interruptible);
+        Acquisition acquisition = new Acquisition(interruptible, timeoutNanos);
         try {
             for (;;) {
-                ZkSession session = interrupts.run(client::session);
+                ZkSession session = acquisition.run(client::session);
                 LockRecipe.Enqueued own = null;
                 LockRecipe.Outcome outcome;
                 boolean downgraded = false;
                 try {
-                    own = recipe.enqueue(session, interrupts);
+                    own = recipe.enqueue(session, acquisition);
                     // The downgrade is granted only while the write hold's session is the one the read
                     // node was made in; a write hold lost meanwhile gives no right to skip the queue.
                     downgraded = downgrade && own.session() == downgradeFrom.session && !downgradeFrom.isLost();
-                    outcome = downgraded ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, deadline, interrupts);
+                    outcome = downgraded ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, acquisition);
                 } catch (SessionLostException e) {
                     // The session ended (lost, or the client closed) during one of the calls: any node
                     // of ours went with it, exactly as when the wait sees it gone.
                     outcome = LockRecipe.Outcome.GONE;
+                } catch (Acquisition.DeadlinePassed e) {
+                    // ZooKeeper did not answer in time: as a timeout, without a node left behind.
+                    outcome = LockRecipe.Outcome.TIMED_OUT;
                 } catch (InterruptedException | RuntimeException e) {
                     if (own != null) {
                         recipe.abandon(own);
@@ -116,19 +115,21 @@ final class LockEngine {
                     return true;
                 }
                 if (outcome == LockRecipe.Outcome.TIMED_OUT) {
-                    recipe.abandon(own);
+                    if (own != null) {
+                        recipe.abandon(own);
+                    }
                     return false;
                 }
                 // GONE: the node went with its session (or was deleted by hand): queue again.
                 ensureOpen();
-                if (deadline - System.nanoTime() <= 0) {
+                if (acquisition.expired()) {
                     return false;
                 }
                 log.info("{}: node {} of {} is gone (session {}); queueing again", me.getName(),
                         own == null ? "(being created)" : own.path(), describe(), session);
             }
         } finally {
-            interrupts.restore();
+            acquisition.restore();
         }
     }
 

@@ -79,14 +79,16 @@ final class LockRecipe {
     /**
      * Step 1: puts a new node of this kind into the queue, in {@code session}.
      *
-     * @throws InterruptedException if interrupted and {@code interrupts} lets it; no node is left
+     * @throws InterruptedException if interrupted and the acquisition lets it; no node is left
+     * @throws Acquisition.DeadlinePassed if the acquisition's deadline passed while ZooKeeper was
+     *     unreachable; no node is left (it is deleted in the background if it was made)
      * @throws CoordinationException if ZooKeeper could not be reached within the retry policy; no
      *     node is left (it is deleted in the background once the connection returns)
      */
-    Enqueued enqueue(ZkSession session, Interrupts interrupts) throws InterruptedException {
+    Enqueued enqueue(ZkSession session, Acquisition acquisition) throws InterruptedException {
         CreateOrFind step = new CreateOrFind(session, UUID.randomUUID().toString().replace("-", ""));
         try {
-            return call(session, dir, step, interrupts);
+            return call(session, dir, step, acquisition);
         } catch (InterruptedException | RuntimeException e) {
             if (step.attempted && !(e instanceof SessionLostException)) {
                 forgetAttempt(session, step.attemptId);
@@ -208,18 +210,20 @@ final class LockRecipe {
     // ------------------------------------------------------------------ steps 2 to 4: wait for the turn
 
     /**
-     * Steps 2 to 4: waits until {@code own} holds the lock, the deadline passes, or the node is
-     * gone. {@code deadline} is by {@link System#nanoTime()}; one already passed means one look.
+     * Steps 2 to 4: waits until {@code own} holds the lock, the acquisition's deadline passes, or
+     * the node is gone. A deadline already passed means one look.
      *
-     * @throws InterruptedException if interrupted and {@code interrupts} lets it (the node stays:
+     * @throws InterruptedException if interrupted and the acquisition lets it (the node stays:
      *     the caller abandons it)
+     * @throws Acquisition.DeadlinePassed if the deadline passed while ZooKeeper was unreachable
+     *     (the node stays: the caller abandons it)
      * @throws CoordinationException if ZooKeeper could not be reached within the retry policy
      */
-    Outcome awaitTurn(Enqueued own, long deadline, Interrupts interrupts) throws InterruptedException {
+    Outcome awaitTurn(Enqueued own, Acquisition acquisition) throws InterruptedException {
         ZkSession session = own.session();
         for (;;) {
             // 2. Read the queue. No watch: nobody watches the directory.
-            List<LockNode> queue = readQueue(session, interrupts);
+            List<LockNode> queue = readQueue(session, acquisition);
             // 3. Held, or which node blocks?
             QueueRule.Turn turn = QueueRule.decide(queue, own.node());
             if (turn instanceof QueueRule.Held) {
@@ -228,7 +232,7 @@ final class LockRecipe {
             if (turn instanceof QueueRule.Missing) {
                 return Outcome.GONE;
             }
-            if (deadline - System.nanoTime() <= 0) {
+            if (acquisition.expired()) {
                 return Outcome.TIMED_OUT;
             }
             // 4. Watch only the blocking node.
@@ -237,10 +241,10 @@ final class LockRecipe {
             Waiter waiter = new Waiter();
             Runnable cancel = session.onEnd(() -> waiter.signal(Waiter.Wake.SESSION_ENDED));
             try {
-                if (!watchIfPresent(session, watched, waiter, interrupts)) {
+                if (!watchIfPresent(session, watched, waiter, acquisition)) {
                     continue; // already gone: read the queue again
                 }
-                Waiter.Wake wake = waiter.await(deadline, interrupts);
+                Waiter.Wake wake = waiter.await(acquisition);
                 switch (wake) {
                     case NODE_DELETED:
                         if (watch.heldWhenGone() && session.isAlive()) {
@@ -257,7 +261,7 @@ final class LockRecipe {
                     default:
                         throw new IllegalStateException("unknown wake " + wake);
                 }
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | Acquisition.DeadlinePassed e) {
                 forgetWatch(session, watched, waiter);
                 throw e;
             } finally {
@@ -267,18 +271,18 @@ final class LockRecipe {
     }
 
     /** Step 2. */
-    private List<LockNode> readQueue(ZkSession session, Interrupts interrupts) throws InterruptedException {
+    private List<LockNode> readQueue(ZkSession session, Acquisition acquisition) throws InterruptedException {
         return LockNode.queue(call(session, dir, zk -> {
             try {
                 return zk.getChildren(dir, false);
             } catch (KeeperException.NoNodeException e) {
                 return List.of();
             }
-        }, interrupts));
+        }, acquisition));
     }
 
     /** Step 4: sets a data watch on {@code path}. @return false if the node is already gone */
-    private boolean watchIfPresent(ZkSession session, String path, Waiter waiter, Interrupts interrupts)
+    private boolean watchIfPresent(ZkSession session, String path, Waiter waiter, Acquisition acquisition)
             throws InterruptedException {
         return call(session, path, zk -> {
             try {
@@ -287,7 +291,7 @@ final class LockRecipe {
             } catch (KeeperException.NoNodeException e) {
                 return false;
             }
-        }, interrupts);
+        }, acquisition);
     }
 
     /** Removes a watch nobody waits for any more, so the server does not keep it. Best effort. */
@@ -312,9 +316,9 @@ final class LockRecipe {
      * downgrade. When the queue cannot be read, answers true: keeping the write node is safe.
      */
     boolean exclusiveBetween(ZkSession session, LockNode first, LockNode last) {
-        Interrupts interrupts = new Interrupts(false);
+        Acquisition acquisition = Acquisition.uninterruptible();
         try {
-            for (LockNode n : readQueue(session, interrupts)) {
+            for (LockNode n : readQueue(session, acquisition)) {
                 if (!n.kind().shared() && n.sequence() > first.sequence() && n.sequence() < last.sequence()) {
                     return true;
                 }
@@ -323,7 +327,7 @@ final class LockRecipe {
         } catch (CoordinationException | InterruptedException e) {
             return true;
         } finally {
-            interrupts.restore();
+            acquisition.restore();
         }
     }
 
@@ -337,14 +341,14 @@ final class LockRecipe {
      *     background until the connection returns or the session ends
      */
     void release(ZkSession session, String... paths) {
-        Interrupts interrupts = new Interrupts(false);
+        Acquisition acquisition = Acquisition.uninterruptible();
         try {
             for (String path : paths) {
                 if (path == null) {
                     continue;
                 }
                 try {
-                    call(session, path, deleteCall(path), interrupts);
+                    call(session, path, deleteCall(path), acquisition);
                 } catch (SessionLostException e) {
                     return; // the node went with its session
                 } catch (CoordinationException e) {
@@ -355,7 +359,7 @@ final class LockRecipe {
         } catch (InterruptedException e) {
             throw new IllegalStateException("uninterruptible call interrupted", e);
         } finally {
-            interrupts.restore();
+            acquisition.restore();
         }
     }
 
@@ -411,12 +415,22 @@ final class LockRecipe {
         };
     }
 
-    /** Runs {@code call} on {@code session} under the retry policy, as {@code interrupts} says. */
-    private static <T> T call(ZkSession session, String path, ZkCall<T> call, Interrupts interrupts)
+    /**
+     * Runs {@code call} on {@code session} under the retry policy, with the acquisition's interrupt
+     * rule; once its deadline has passed the call is not tried again.
+     */
+    private static <T> T call(ZkSession session, String path, ZkCall<T> call, Acquisition acquisition)
             throws InterruptedException {
-        return interrupts.run(() -> {
+        return acquisition.run(() -> {
             try {
-                return session.call(path, call);
+                boolean[] tried = {false};
+                return session.call(path, zk -> {
+                    if (tried[0]) {
+                        acquisition.checkDeadline();
+                    }
+                    tried[0] = true;
+                    return call.call(zk);
+                });
             } catch (KeeperException e) {
                 throw new CoordinationException(e.code() + " on " + path, e);
             }

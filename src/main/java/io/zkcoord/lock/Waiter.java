@@ -54,27 +54,27 @@ final class Waiter implements Watcher {
     }
 
     /**
-     * Waits until signalled or {@code deadline} (by {@code System.nanoTime()}) passes.
+     * Waits until signalled or the acquisition's deadline passes.
      *
-     * @throws InterruptedException if interrupted while waiting, when {@code interrupts} lets it
+     * @throws InterruptedException if interrupted while waiting, when the acquisition lets it
      */
-    Wake await(long deadline, Interrupts interrupts) throws InterruptedException {
+    Wake await(Acquisition acquisition) throws InterruptedException {
         for (;;) {
-            long remaining = deadline - System.nanoTime();
+            long remaining = acquisition.deadline() - System.nanoTime();
             if (remaining <= 0) {
                 signal(Wake.TIMED_OUT);
                 return wake.get();
             }
-            interrupts.clearIfUninterruptible();
+            acquisition.clearIfUninterruptible();
             try {
                 if (signalled.await(remaining, TimeUnit.NANOSECONDS)) {
                     return wake.get();
                 }
             } catch (InterruptedException e) {
-                if (interrupts.interruptible()) {
+                if (acquisition.interruptible()) {
                     throw e;
                 }
-                interrupts.absorbed();
+                acquisition.absorbed();
             }
         }
     }
