@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
-import io.zkcoord.testing.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,12 +17,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario 5: a client JVM is killed with SIGKILL while it holds the lock: no unlock, no close, no
@@ -42,24 +39,8 @@ class CrashedClientFaultTest {
     private static final Duration SESSION = Duration.ofMillis(20 * TICK_MS);
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private static TestingServer server;
-    private static ZkClient observer;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = FaultFixtures.server(TICK_MS);
-        observer = FaultFixtures.client(server.getConnectString(), SESSION);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (observer != null) {
-            observer.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final FaultFixtures.ObservedServer server = new FaultFixtures.ObservedServer(TICK_MS, SESSION);
 
     /** A holder JVM killed with SIGKILL loses its lock to the next waiter within the session timeout plus a small margin. */
     @RepeatedTest(2)
@@ -79,28 +60,23 @@ class CrashedClientFaultTest {
         InvariantChecker checker = new InvariantChecker("S5 SIGKILL of the holder JVM");
         Path childLog = Files.createTempFile("child-lock-holder", ".log");
         Process child = startChild(dir, childLog);
-        try (ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
+        try (ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
              LockThread reader = new LockThread("s5-child-stdout");
              LockThread waiter = new LockThread("s5-waiter")) {
             String held = reader.await(reader.submit(() -> firstLine(child)), WAIT);
             assertTrue(held != null && held.startsWith("HELD "),
                     "child did not report HELD but " + held + "; its log:\n" + Files.readString(childLog));
             long childToken = Long.parseLong(held.substring("HELD ".length()).trim());
-            List<String> nodes = InvariantChecker.children(observer.zooKeeper(), dir);
+            List<String> nodes = InvariantChecker.children(server.observer(), dir);
             assertEquals(1, nodes.size(), "the child's node: " + nodes);
-            Stat childNode = observer.zooKeeper().exists(dir + "/" + nodes.get(0), false);
+            Stat childNode = server.observer().exists(dir + "/" + nodes.get(0), false);
             assertEquals(childToken, childNode.getCzxid(), "the child's token is its node's czxid");
             assertNotEquals(b.sessionId(), childNode.getEphemeralOwner());
 
-            ZkMutex mb = new ZkMutex(b, dir);
-            mb.addLossListener(checker.lossListener());
-            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
-                mb.lock();
-                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "write of the next holder");
-                return e;
-            });
-            Await.until("B queued behind the child", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 2);
+            ZkMutex mb = checker.tracked(new ZkMutex(b, dir));
+            Future<InvariantChecker.Entry> fb =
+                    waiter.submit(FaultFixtures.lockAndWrite(checker, "B", mb, "write of the next holder"));
+            FaultFixtures.awaitChildren("B queued behind the child", server.observer(), dir, 2, WAIT);
 
             checker.fault("holder JVM killed (SIGKILL)");
             child.destroyForcibly();
@@ -111,12 +87,8 @@ class CrashedClientFaultTest {
             assertTrue(tookMillis <= CHILD_SESSION.plus(MARGIN).toMillis(), "the next holder acquired "
                     + tookMillis + " ms after the kill; the session timeout is " + CHILD_SESSION.toMillis() + " ms");
 
-            waiter.call(() -> {
-                checker.leave(eb);
-                mb.unlock();
-                return null;
-            });
-            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
+            waiter.call(FaultFixtures.leaveAndUnlock(checker, eb, mb));
+            checker.assertDirectoryEmpty(server.observer(), dir, WAIT);
             checker.assertNoViolations();
         } finally {
             child.destroyForcibly();
@@ -131,7 +103,7 @@ class CrashedClientFaultTest {
                 "-XX:TieredStopAtLevel=1", // starts faster; the child runs a few requests only
                 "-cp", System.getProperty("java.class.path"),
                 ChildLockHolder.class.getName(),
-                server.getConnectString(), dir, Long.toString(CHILD_SESSION.toMillis()));
+                server.connectString(), dir, Long.toString(CHILD_SESSION.toMillis()));
         pb.redirectError(log.toFile());
         return pb.start();
     }

@@ -1,7 +1,10 @@
 package io.zkcoord.faults;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
+import io.zkcoord.lock.ZkLock;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
@@ -9,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -17,6 +21,9 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Servers, ensembles and clients set up the way the fault scenarios need them. Public so that the
@@ -126,6 +133,87 @@ public final class FaultFixtures {
         }
         owned.sort(null);
         return owned;
+    }
+
+    /** Waits until {@code dir} has {@code count} children, as {@code zk} sees them. */
+    public static void awaitChildren(String what, ZooKeeper zk, String dir, int count, Duration within) {
+        Await.until(what, within, () -> InvariantChecker.children(zk, dir).size() == count);
+    }
+
+    /**
+     * A step for a {@link LockThread}: takes {@code lock}, enters {@code checker} as the exclusive holder
+     * {@code who} and writes; the step fails with {@code writeMessage} if the write is refused.
+     *
+     * @return the step, whose result is the holder's entry
+     */
+    public static Callable<InvariantChecker.Entry> lockAndWrite(InvariantChecker checker, String who, ZkLock lock,
+            String writeMessage) {
+        return () -> {
+            lock.lock();
+            InvariantChecker.Entry e = checker.enter(who, lock.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+            assertTrue(checker.write(e), writeMessage);
+            return e;
+        };
+    }
+
+    /** A step for a {@link LockThread}: takes {@code lock}, enters {@code checker} as the exclusive holder {@code who}. */
+    public static Callable<InvariantChecker.Entry> lockAndEnter(InvariantChecker checker, String who, ZkLock lock) {
+        return () -> {
+            lock.lock();
+            return checker.enter(who, lock.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
+        };
+    }
+
+    /** A step for the {@link LockThread} that holds {@code lock}: leaves {@code checker}, then unlocks. */
+    public static Callable<Void> leaveAndUnlock(InvariantChecker checker, InvariantChecker.Entry entry, ZkLock lock) {
+        return () -> {
+            checker.leave(entry);
+            lock.unlock();
+            return null;
+        };
+    }
+
+    /**
+     * A standalone server (see {@link #server}) and an observer client on it, started before the first test
+     * of a class and closed after its last: register it with {@code @RegisterExtension static final}.
+     */
+    public static final class ObservedServer implements BeforeAllCallback, AfterAllCallback {
+        private final int tickMillis;
+        private final Duration observerSession;
+        private TestingServer server;
+        private ZkClient observer;
+
+        /** @param observerSession the observer client's session timeout */
+        public ObservedServer(int tickMillis, Duration observerSession) {
+            this.tickMillis = tickMillis;
+            this.observerSession = observerSession;
+        }
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            server = server(tickMillis);
+            observer = client(server.getConnectString(), observerSession);
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws Exception {
+            if (observer != null) {
+                observer.close();
+            }
+            if (server != null) {
+                server.close();
+            }
+        }
+
+        /** @return the server's connect string */
+        public String connectString() {
+            return server.getConnectString();
+        }
+
+        /** @return the observer's ZooKeeper handle, to look at lock directories without taking part */
+        public ZooKeeper observer() {
+            return observer.zooKeeper();
+        }
     }
 
     /** Records every connection state of a client, with when it was reported. Thread-safe. */

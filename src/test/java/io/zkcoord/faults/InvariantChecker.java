@@ -1,6 +1,7 @@
 package io.zkcoord.faults;
 
 import io.zkcoord.lock.LockLossListener;
+import io.zkcoord.lock.ZkLock;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FencedResource;
 import java.time.Duration;
@@ -119,6 +120,12 @@ public final class InvariantChecker {
     /** @return a listener that records each reported loss; add it to every lock of the scenario */
     public LockLossListener lossListener() {
         return (lock, token) -> lost(token);
+    }
+
+    /** Adds {@link #lossListener()} to {@code lock}; @return {@code lock} */
+    public <L extends ZkLock> L tracked(L lock) {
+        lock.addLossListener(lossListener());
+        return lock;
     }
 
     /** Records that the loss of the hold with {@code token} was reported. */

@@ -7,18 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
-import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario 3: the holder is cut off from the ensemble by a partition (the proxy stalls), long enough for
@@ -35,24 +31,8 @@ class PartitionFaultTest {
     private static final Duration SESSION = Duration.ofMillis(20 * TICK_MS);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    private static TestingServer server;
-    private static ZkClient observer;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = FaultFixtures.server(TICK_MS);
-        observer = FaultFixtures.client(server.getConnectString(), SESSION);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (observer != null) {
-            observer.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final FaultFixtures.ObservedServer server = new FaultFixtures.ObservedServer(TICK_MS, SESSION);
 
     /**
      * A partitioned holder reports SUSPENDED, then LOST after the session timeout while still cut off; the
@@ -75,39 +55,17 @@ class PartitionFaultTest {
     private void partitionedHolderLosesTheLockAndKnowsItOnce() throws Exception {
         String dir = "/faults/partition-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S3 partition");
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+        try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), HOLDER_SESSION);
-             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
-             LockThread holder = new LockThread("s3-holder");
-             LockThread waiter = new LockThread("s3-waiter");
-             LockThread sibling = new LockThread("s3-sibling")) {
+             ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
+             MutexQueue queue = new MutexQueue("s3", checker, a, b, dir, WAIT)) {
             FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
-            ZkMutex ma = new ZkMutex(a, dir);
-            ZkMutex mb = new ZkMutex(b, dir);
-            ma.addLossListener(checker.lossListener());
-            mb.addLossListener(checker.lossListener());
             long oldSession = a.sessionId();
             long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(a.session().timeoutMillis());
 
-            InvariantChecker.Entry ea = holder.call(() -> {
-                ma.lock();
-                InvariantChecker.Entry e = checker.enter("A", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "first write of the holder");
-                return e;
-            });
-            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
-                mb.lock();
-                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "write of the next holder");
-                return e;
-            });
-            Await.until("B queued behind A", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 2);
+            InvariantChecker.Entry ea = queue.holderThenWaiter(server.observer());
             // A second thread of A's client, queued behind B: it must queue again in A's next session.
-            Future<InvariantChecker.Entry> fa2 = sibling.submit(() -> {
-                ma.lock();
-                return checker.enter("A2", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-            });
-            Await.until("A2 queued behind B", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 3);
+            queue.siblingBehindWaiter(server.observer());
 
             long cut = System.nanoTime();
             checker.fault("holder partitioned");
@@ -120,9 +78,9 @@ class PartitionFaultTest {
             assertTrue(suspended < lost && lost - cut >= timeoutNanos, "LOST only after the session timeout: "
                     + TimeUnit.NANOSECONDS.toMillis(lost - cut) + " ms after the cut");
             Await.until("A told of its loss", WAIT, () -> checker.lossReported(ea.token()));
-            assertFalse(holder.call(ma::isHeldByCurrentThread), "A must not believe it holds the lock once LOST");
+            assertFalse(queue.holderHolds(), "A must not believe it holds the lock once LOST");
 
-            InvariantChecker.Entry eb = waiter.await(fb, WAIT);
+            InvariantChecker.Entry eb = queue.awaitWaiter();
             assertTrue(eb.token() > ea.token(), "tokens grow from one holder to the next");
 
             proxy.heal();
@@ -131,28 +89,13 @@ class PartitionFaultTest {
             assertNotEquals(oldSession, a.sessionId());
             assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTED),
                     states.states().subList(0, 3), "states of A");
-            assertFalse(holder.call(ma::isHeldByCurrentThread), "A must not believe it holds the lock after the heal");
-            assertFalse(holder.call(() -> checker.write(ea)), "the late write of A must be refused");
-            holder.call(() -> {
-                checker.leave(ea);
-                ma.unlock();
-                return null;
-            });
-            waiter.call(() -> {
-                checker.leave(eb);
-                mb.unlock();
-                return null;
-            });
-            InvariantChecker.Entry ea2 = sibling.await(fa2, WAIT);
-            assertTrue(ea2.token() > eb.token(), "A2 queued again, behind B");
-            assertTrue(sibling.call(ma::isHeldByCurrentThread));
-            sibling.call(() -> {
-                checker.leave(ea2);
-                ma.unlock();
-                return null;
-            });
+            assertFalse(queue.holderHolds(), "A must not believe it holds the lock after the heal");
+            assertFalse(queue.holderWrites(), "the late write of A must be refused");
+            queue.releaseHolder();
+            queue.releaseWaiter(eb);
+            queue.awaitRequeuedSiblingThenRelease(eb);
 
-            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
+            checker.assertDirectoryEmpty(server.observer(), dir, WAIT);
             assertEquals(1, checker.refusedWrites());
             checker.assertNoViolations();
         }
@@ -167,31 +110,13 @@ class PartitionFaultTest {
     void shortPartitionLosesNothing() throws Exception {
         String dir = "/faults/short-partition-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S3b short partition");
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+        try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
-             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
-             LockThread holder = new LockThread("s3b-holder");
-             LockThread waiter = new LockThread("s3b-waiter")) {
+             ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
+             MutexQueue queue = new MutexQueue("s3b", checker, a, b, dir, WAIT)) {
             FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
-            ZkMutex ma = new ZkMutex(a, dir);
-            ZkMutex mb = new ZkMutex(b, dir);
-            ma.addLossListener(checker.lossListener());
-            mb.addLossListener(checker.lossListener());
             long session = a.sessionId();
-
-            InvariantChecker.Entry ea = holder.call(() -> {
-                ma.lock();
-                InvariantChecker.Entry e = checker.enter("A", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "first write of the holder");
-                return e;
-            });
-            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
-                mb.lock();
-                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "write of the next holder");
-                return e;
-            });
-            Await.until("B queued behind A", WAIT, () -> InvariantChecker.children(observer.zooKeeper(), dir).size() == 2);
+            queue.holderThenWaiter(server.observer());
 
             // A partition that resets the holder's connection: the client notices at once (a silent one
             // is noticed only after two thirds of the session timeout, and ZooKeeper's client then waits
@@ -210,24 +135,16 @@ class PartitionFaultTest {
             assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED), states.states(), "states of A");
             assertEquals(session, a.sessionId(), "same session");
 
-            assertTrue(holder.call(ma::isHeldByCurrentThread), "A still holds");
-            assertEquals(List.of(FaultFixtures.nodesOf(observer.zooKeeper(), dir, session).get(0)),
-                    FaultFixtures.nodesOf(observer.zooKeeper(), dir, session), "A's one node is still there");
+            assertTrue(queue.holderHolds(), "A still holds");
+            assertEquals(List.of(FaultFixtures.nodesOf(server.observer(), dir, session).get(0)),
+                    FaultFixtures.nodesOf(server.observer(), dir, session), "A's one node is still there");
             assertEquals(0, checker.lossesReported(), "no loss reported");
-            assertFalse(fb.isDone(), "B still waits");
-            assertTrue(holder.call(() -> checker.write(ea)), "A's writes are still accepted");
-            holder.call(() -> {
-                checker.leave(ea);
-                ma.unlock();
-                return null;
-            });
-            InvariantChecker.Entry eb = waiter.await(fb, WAIT);
-            waiter.call(() -> {
-                checker.leave(eb);
-                mb.unlock();
-                return null;
-            });
-            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
+            assertFalse(queue.waiterDone(), "B still waits");
+            assertTrue(queue.holderWrites(), "A's writes are still accepted");
+            queue.releaseHolder();
+            InvariantChecker.Entry eb = queue.awaitWaiter();
+            queue.releaseWaiter(eb);
+            checker.assertDirectoryEmpty(server.observer(), dir, WAIT);
             checker.assertNoViolations();
         }
     }

@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
-import io.zkcoord.lock.ZkMutex;
-import io.zkcoord.testing.Await;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Future;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.RepeatedTest;
@@ -37,30 +34,12 @@ class ServerRestartFaultTest {
         try (TestingServer server = FaultFixtures.server(TICK_MS);
              ZkClient a = FaultFixtures.client(server.getConnectString(), SESSION);
              ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
-             LockThread holder = new LockThread("s6-holder");
-             LockThread waiter = new LockThread("s6-waiter")) {
+             MutexQueue queue = new MutexQueue("s6", checker, a, b, dir, WAIT)) {
             FaultFixtures.StateLog statesA = FaultFixtures.StateLog.of(a);
             FaultFixtures.StateLog statesB = FaultFixtures.StateLog.of(b);
-            ZkMutex ma = new ZkMutex(a, dir);
-            ZkMutex mb = new ZkMutex(b, dir);
-            ma.addLossListener(checker.lossListener());
-            mb.addLossListener(checker.lossListener());
             long sessionA = a.sessionId();
             long sessionB = b.sessionId();
-
-            InvariantChecker.Entry ea = holder.call(() -> {
-                ma.lock();
-                InvariantChecker.Entry e = checker.enter("A", ma.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "first write of the holder");
-                return e;
-            });
-            Future<InvariantChecker.Entry> fb = waiter.submit(() -> {
-                mb.lock();
-                InvariantChecker.Entry e = checker.enter("B", mb.fencingToken(), InvariantChecker.Mode.EXCLUSIVE);
-                assertTrue(checker.write(e), "write of the next holder");
-                return e;
-            });
-            Await.until("B queued behind A", WAIT, () -> InvariantChecker.children(a.zooKeeper(), dir).size() == 2);
+            InvariantChecker.Entry ea = queue.holderThenWaiter(a.zooKeeper());
 
             long restart = System.nanoTime();
             server.restart();
@@ -71,7 +50,7 @@ class ServerRestartFaultTest {
             assertEquals(sessionB, b.sessionId(), "B keeps its session");
             assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED), statesA.states(), "states of A");
 
-            assertTrue(holder.call(ma::isHeldByCurrentThread), "A still holds after the restart");
+            assertTrue(queue.holderHolds(), "A still holds after the restart");
             List<String> nodes = InvariantChecker.children(a.zooKeeper(), dir);
             assertEquals(2, nodes.size(), "both nodes survive: " + nodes);
             List<String> ofA = FaultFixtures.nodesOf(a.zooKeeper(), dir, sessionA);
@@ -79,22 +58,14 @@ class ServerRestartFaultTest {
             Stat nodeA = a.zooKeeper().exists(dir + "/" + ofA.get(0), false);
             assertEquals(ea.token(), nodeA.getCzxid(), "A's node is the one it locked with");
             assertEquals(0, checker.lossesReported(), "no loss listener ran");
-            assertFalse(fb.isDone(), "B still waits");
+            assertFalse(queue.waiterDone(), "B still waits");
             assertEquals(1, checker.acquisitions());
-            assertTrue(holder.call(() -> checker.write(ea)), "A's writes are still accepted");
+            assertTrue(queue.holderWrites(), "A's writes are still accepted");
 
-            holder.call(() -> {
-                checker.leave(ea);
-                ma.unlock();
-                return null;
-            });
-            InvariantChecker.Entry eb = waiter.await(fb, WAIT);
+            queue.releaseHolder();
+            InvariantChecker.Entry eb = queue.awaitWaiter();
             assertTrue(eb.token() > ea.token(), "tokens grow from one holder to the next");
-            waiter.call(() -> {
-                checker.leave(eb);
-                mb.unlock();
-                return null;
-            });
+            queue.releaseWaiter(eb);
             checker.assertDirectoryEmpty(a.zooKeeper(), dir, WAIT);
             checker.assertNoViolations();
         }

@@ -16,10 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -65,24 +64,12 @@ class CreateRecoveryFaultTest {
         }
     }
 
-    private static TestingServer server;
-    private static ZkClient observer;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = FaultFixtures.server(500);
-        observer = FaultFixtures.client(server.getConnectString(), SESSION);
-    }
+    @RegisterExtension
+    static final FaultFixtures.ObservedServer server = new FaultFixtures.ObservedServer(500, SESSION);
 
     @AfterAll
-    static void stop() throws Exception {
+    static void restoreRecovery() {
         LockRecipe.recoverLostCreates = true;
-        if (observer != null) {
-            observer.close();
-        }
-        if (server != null) {
-            server.close();
-        }
     }
 
     static Stream<Arguments> kindsTwice() {
@@ -97,16 +84,15 @@ class CreateRecoveryFaultTest {
     @MethodSource("kindsTwice")
     void adoptsTheNodeOfALostCreate(Kind kind, int run) throws Exception {
         String dir = "/faults/create-" + kind + "-" + System.nanoTime();
-        FaultFixtures.createPath(observer.zooKeeper(), dir); // so the next create is the lock node's own
+        FaultFixtures.createPath(server.observer(), dir); // so the next create is the lock node's own
         InvariantChecker checker = new InvariantChecker("S4 lost create reply, " + kind);
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+        try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
-             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
+             ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
              LockThread holder = new LockThread("s4-holder")) {
             FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
             long session = a.sessionId();
-            ZkLock lock = kind.of(a, dir);
-            lock.addLossListener(checker.lossListener());
+            ZkLock lock = checker.tracked(kind.of(a, dir));
             CompletableFuture<Void> cut = proxy.cutAfterNextCreate();
 
             InvariantChecker.Entry entry = holder.call(() -> {
@@ -119,18 +105,14 @@ class CreateRecoveryFaultTest {
             assertTrue(states.states().contains(ConnectionState.SUSPENDED), "the connection was cut: " + states.states());
             assertEquals(session, a.sessionId(), "same session: the node the server made is still ours");
 
-            List<String> ours = FaultFixtures.nodesOf(observer.zooKeeper(), dir, session);
+            List<String> ours = FaultFixtures.nodesOf(server.observer(), dir, session);
             assertEquals(1, ours.size(), "exactly one node of the client: " + ours);
-            Stat node = observer.zooKeeper().exists(dir + "/" + ours.get(0), false);
+            Stat node = server.observer().exists(dir + "/" + ours.get(0), false);
             assertEquals(node.getCzxid(), entry.token(), "the client holds with the node the server made");
             assertTrue(holder.call(lock::isHeldByCurrentThread));
 
-            holder.call(() -> {
-                checker.leave(entry);
-                lock.unlock();
-                return null;
-            });
-            assertEquals(List.of(), InvariantChecker.children(observer.zooKeeper(), dir), "nothing left after unlock");
+            holder.call(FaultFixtures.leaveAndUnlock(checker, entry, lock));
+            assertEquals(List.of(), InvariantChecker.children(server.observer(), dir), "nothing left after unlock");
 
             ZkLock rival = kind.rival(b, dir);
             long released = System.nanoTime();
@@ -140,7 +122,7 @@ class CreateRecoveryFaultTest {
             checker.write(second);
             checker.leave(second);
             rival.unlock();
-            checker.assertDirectoryEmpty(observer.zooKeeper(), dir, WAIT);
+            checker.assertDirectoryEmpty(server.observer(), dir, WAIT);
             checker.assertNoViolations();
         }
     }
@@ -154,11 +136,11 @@ class CreateRecoveryFaultTest {
     @EnumSource(Kind.class)
     void withoutTheRecoveryALostCreateLeavesAnOrphan(Kind kind) throws Exception {
         String dir = "/faults/orphan-" + kind + "-" + System.nanoTime();
-        FaultFixtures.createPath(observer.zooKeeper(), dir);
+        FaultFixtures.createPath(server.observer(), dir);
         LockRecipe.recoverLostCreates = false;
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+        try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
-             ZkClient b = FaultFixtures.client(server.getConnectString(), SESSION);
+             ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
              LockThread holder = new LockThread("s4-broken-holder")) {
             long session = a.sessionId();
             ZkLock lock = kind.of(a, dir);
@@ -169,7 +151,7 @@ class CreateRecoveryFaultTest {
                     return 0;
                 }
                 try {
-                    return FaultFixtures.nodesOf(observer.zooKeeper(), dir, session).size();
+                    return FaultFixtures.nodesOf(server.observer(), dir, session).size();
                 } finally {
                     lock.unlock();
                 }
@@ -181,14 +163,14 @@ class CreateRecoveryFaultTest {
             } else {
                 assertEquals(0, nodesWhileHeld, "an exclusive lock waits behind its own orphan");
             }
-            List<String> left = FaultFixtures.nodesOf(observer.zooKeeper(), dir, session);
+            List<String> left = FaultFixtures.nodesOf(server.observer(), dir, session);
             assertEquals(1, left.size(), "the orphan stays after unlock: " + left);
             assertFalse(kind.rival(b, dir).tryLock(), "the orphan keeps a rival out");
         } finally {
             LockRecipe.recoverLostCreates = true;
         }
         // Closing the client ended its session, and the orphan went with it.
-        assertEquals(List.of(), InvariantChecker.children(observer.zooKeeper(), dir));
+        assertEquals(List.of(), InvariantChecker.children(server.observer(), dir));
     }
 
     private static InvariantChecker.Mode mode(Kind kind) {
