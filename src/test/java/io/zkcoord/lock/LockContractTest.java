@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.test.TestingServer;
@@ -208,34 +209,20 @@ abstract class LockContractTest {
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger counter = new AtomicInteger();
         int cycles = 100;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> runs = new ArrayList<>();
+        List<Cycler> cyclers = new ArrayList<>();
         for (int i = 0; i < locks.size(); i++) {
-            ZkLock lock = locks.get(i);
-            runs.add(actor("client" + i).submit(() -> {
-                start.await();
-                for (int c = 0; c < cycles; c++) {
-                    lock.lock();
-                    try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        // A read and a later write: a second holder in between would lose an update.
-                        int seen = counter.get();
-                        Thread.yield();
-                        counter.set(seen + 1);
-                        inside.decrementAndGet();
-                    } finally {
-                        lock.unlock();
-                    }
+            cyclers.add(new Cycler("client" + i, locks.get(i), () -> {
+                if (inside.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
                 }
-                return null;
+                // A read and a later write: a second holder in between would lose an update.
+                int seen = counter.get();
+                Thread.yield();
+                counter.set(seen + 1);
+                inside.decrementAndGet();
             }));
         }
-        start.countDown();
-        for (Future<?> run : runs) {
-            run.get(80, TimeUnit.SECONDS);
-        }
+        cycleTogether(cyclers, cycles);
         assertEquals(0, overlaps.get(), "cycles that found another holder inside");
         assertEquals(8 * cycles, counter.get(), "the shared counter lost updates");
         assertNoNodeLeft();
@@ -254,33 +241,56 @@ abstract class LockContractTest {
         AtomicInteger blockerCounter = new AtomicInteger();
         AtomicInteger lockHolds = new AtomicInteger();
         int cycles = 50;
+        List<Cycler> cyclers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            if (i % 2 == 1) {
+                cyclers.add(new Cycler("blocker" + i, newBlocker(client(), path), () -> {
+                    if (insideBlocker.incrementAndGet() != 1 || insideLock.get() != 0) {
+                        violations.incrementAndGet();
+                    }
+                    int seen = blockerCounter.get();
+                    Thread.yield();
+                    blockerCounter.set(seen + 1);
+                    insideBlocker.decrementAndGet();
+                }));
+            } else {
+                cyclers.add(new Cycler("lock" + i, newLock(client(), path), () -> {
+                    int now = insideLock.incrementAndGet();
+                    if (insideBlocker.get() != 0 || (sameKindExcludes && now != 1)) {
+                        violations.incrementAndGet();
+                    }
+                    lockHolds.incrementAndGet();
+                    Thread.yield();
+                    insideLock.decrementAndGet();
+                }));
+            }
+        }
+        cycleTogether(cyclers, cycles);
+        assertEquals(0, violations.get(), "holds that saw a holder they must exclude");
+        assertEquals(4 * cycles, blockerCounter.get(), "the blockers' counter lost updates");
+        assertEquals(4 * cycles, lockHolds.get());
+        assertNoNodeLeft();
+    }
+
+    /** One client of a load test: its lock, and what it does each time it holds it. */
+    private record Cycler(String name, ZkLock lock, Runnable whileHeld) {
+    }
+
+    /**
+     * Each cycler, on an actor of its own, takes its lock {@code cycles} times and runs its body while
+     * holding it; all start together. Returns once every cycler is done (fails after 80 s).
+     */
+    private void cycleTogether(List<Cycler> cyclers, int cycles) throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<?>> runs = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            boolean blocker = i % 2 == 1;
-            ZkLock lock = blocker ? newBlocker(client(), path) : newLock(client(), path);
-            runs.add(actor((blocker ? "blocker" : "lock") + i).submit(() -> {
+        for (Cycler cycler : cyclers) {
+            ZkLock lock = cycler.lock();
+            runs.add(actor(cycler.name()).submit(() -> {
                 start.await();
                 for (int c = 0; c < cycles; c++) {
                     lock.lock();
                     try {
-                        if (blocker) {
-                            if (insideBlocker.incrementAndGet() != 1 || insideLock.get() != 0) {
-                                violations.incrementAndGet();
-                            }
-                            int seen = blockerCounter.get();
-                            Thread.yield();
-                            blockerCounter.set(seen + 1);
-                            insideBlocker.decrementAndGet();
-                        } else {
-                            int now = insideLock.incrementAndGet();
-                            if (insideBlocker.get() != 0 || (sameKindExcludes && now != 1)) {
-                                violations.incrementAndGet();
-                            }
-                            lockHolds.incrementAndGet();
-                            Thread.yield();
-                            insideLock.decrementAndGet();
-                        }
+                        cycler.whileHeld().run();
                     } finally {
                         lock.unlock();
                     }
@@ -292,10 +302,6 @@ abstract class LockContractTest {
         for (Future<?> run : runs) {
             run.get(80, TimeUnit.SECONDS);
         }
-        assertEquals(0, violations.get(), "holds that saw a holder they must exclude");
-        assertEquals(4 * cycles, blockerCounter.get(), "the blockers' counter lost updates");
-        assertEquals(4 * cycles, lockHolds.get());
-        assertNoNodeLeft();
     }
 
     // ------------------------------------------------------------------ fairness
@@ -307,29 +313,12 @@ abstract class LockContractTest {
      */
     @Test
     void waitersAcquireInTheOrderTheirNodesWereCreated() throws Exception {
-        Actor holder = actor("holder");
-        ZkLock held = newBlocker(client(), path);
-        holder.run(held::lock);
-        List<Integer> order = new CopyOnWriteArrayList<>();
-        List<Future<?>> waiters = new ArrayList<>();
-        int n = 6;
-        for (int i = 0; i < n; i++) {
-            int id = i;
-            ZkLock lock = i % 2 == 0 ? newLock(client(), path) : newBlocker(client(), path);
-            waiters.add(actor("waiter" + i).submit(() -> {
-                lock.lock();
-                order.add(id);
-                lock.unlock();
-                return null;
-            }));
-            awaitNodeCount(i + 2); // this waiter's node is in the queue before the next one starts
-        }
-        assertTrue(order.isEmpty(), "nobody acquires while the holder holds: " + order);
-        holder.run(held::unlock);
-        for (Future<?> w : waiters) {
-            w.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
-        assertEquals(IntStream.range(0, n).boxed().collect(Collectors.toList()), order);
+        Held holder = holdBlocker();
+        QueuedInTurn waiters = queueInTurn(6, "waiter",
+                i -> i % 2 == 0 ? newLock(client(), path) : newBlocker(client(), path));
+        assertTrue(waiters.order().isEmpty(), "nobody acquires while the holder holds: " + waiters.order());
+        holder.release();
+        waiters.assertAcquiredInQueueOrder();
         assertNoNodeLeft();
     }
 
@@ -340,28 +329,43 @@ abstract class LockContractTest {
     @Test
     void threadsOfOneObjectAcquireInTheOrderTheirNodesWereCreated() throws Exception {
         LockPair pair = newPairOnOneObject(client(), path);
-        Actor holder = actor("holder");
-        holder.run(pair.blocker()::lock);
+        Held holder = hold(pair.blocker());
+        QueuedInTurn waiters = queueInTurn(5, "thread", i -> i % 2 == 0 ? pair.lock() : pair.blocker());
+        holder.release();
+        waiters.assertAcquiredInQueueOrder();
+        assertNoNodeLeft();
+    }
+
+    /** Waiters that each take their lock once, in turn, recording the order they got in. */
+    private record QueuedInTurn(List<Integer> order, List<Future<?>> waiters) {
+        /** Waits for every waiter; they must have got in in the order they were queued. */
+        void assertAcquiredInQueueOrder() throws Exception {
+            for (Future<?> w : waiters) {
+                w.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            assertEquals(IntStream.range(0, waiters.size()).boxed().collect(Collectors.toList()), order);
+        }
+    }
+
+    /**
+     * Queues {@code n} waiters behind a holder, each on an actor of its own: waiter i asks for {@code
+     * lockOf(i)}, and gets in, records i and leaves once it holds it.
+     */
+    private QueuedInTurn queueInTurn(int n, String name, IntFunction<ZkLock> lockOf) {
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<Future<?>> waiters = new ArrayList<>();
-        int n = 5;
         for (int i = 0; i < n; i++) {
             int id = i;
-            ZkLock lock = i % 2 == 0 ? pair.lock() : pair.blocker();
-            waiters.add(actor("thread" + i).submit(() -> {
+            ZkLock lock = lockOf.apply(i);
+            waiters.add(actor(name + i).submit(() -> {
                 lock.lock();
                 order.add(id);
                 lock.unlock();
                 return null;
             }));
-            awaitNodeCount(i + 2);
+            awaitNodeCount(i + 2); // this waiter's node is in the queue before the next one starts
         }
-        holder.run(pair.blocker()::unlock);
-        for (Future<?> w : waiters) {
-            w.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
-        assertEquals(IntStream.range(0, n).boxed().collect(Collectors.toList()), order);
-        assertNoNodeLeft();
+        return new QueuedInTurn(order, waiters);
     }
 
     // ------------------------------------------------------------------ tryLock and interrupts
@@ -369,9 +373,7 @@ abstract class LockContractTest {
     /** tryLock() is false while a blocker holds elsewhere and leaves no node; true once free. */
     @Test
     void tryLockFailsWhileHeldElsewhereAndLeavesNoNode() throws Exception {
-        Actor holder = actor("holder");
-        ZkLock blocker = newBlocker(client(), path);
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         String holderNode = nodes(path).get(0);
         ZkLock lock = newLock(client(), path);
         Actor loser = actor("loser");
@@ -381,7 +383,7 @@ abstract class LockContractTest {
         assertFalse(loser.ask(() -> lock.tryLock(0, TimeUnit.SECONDS)), "zero time: one look");
         assertFalse(loser.ask(() -> lock.tryLock(-5, TimeUnit.SECONDS)), "negative time: one look");
         assertEquals(List.of(holderNode), nodes(path));
-        holder.run(blocker::unlock);
+        holder.release();
         assertTrue(loser.ask(lock::tryLock), "free: tryLock() takes it");
         assertTrue(loser.ask(lock::isHeldByCurrentThread));
         loser.run(lock::unlock);
@@ -391,9 +393,7 @@ abstract class LockContractTest {
     /** tryLock(200 ms) is false after at least 200 ms while a blocker holds, and leaves no node. */
     @Test
     void timedTryLockTimesOutAndLeavesNoNode() throws Exception {
-        Actor holder = actor("holder");
-        ZkLock blocker = newBlocker(client(), path);
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         String holderNode = nodes(path).get(0);
         ZkLock lock = newLock(client(), path);
         Actor loser = actor("loser");
@@ -408,7 +408,7 @@ abstract class LockContractTest {
         assertTrue(elapsedNanos[0] >= TimeUnit.MILLISECONDS.toNanos(200),
                 "gave up after " + TimeUnit.NANOSECONDS.toMillis(elapsedNanos[0]) + " ms, before 200 ms");
         assertEquals(List.of(holderNode), nodes(path), "the loser's node must be gone on return");
-        holder.run(blocker::unlock);
+        holder.release();
         assertTrue(loser.ask(() -> lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS)));
         loser.run(lock::unlock);
         assertNoNodeLeft();
@@ -417,9 +417,7 @@ abstract class LockContractTest {
     /** An interrupt while waiting in lockInterruptibly() ends it with InterruptedException and no node. */
     @Test
     void interruptEndsLockInterruptiblyAndLeavesNoNode() throws Exception {
-        Actor holder = actor("holder");
-        ZkLock blocker = newBlocker(client(), path);
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         String holderNode = nodes(path).get(0);
         ZkLock lock = newLock(client(), path);
         Actor waiter = actor("waiter");
@@ -451,16 +449,14 @@ abstract class LockContractTest {
         });
         assertFailsWith(InterruptedException.class, preInterruptedTimed);
         assertEquals(List.of(holderNode), nodes(path));
-        holder.run(blocker::unlock);
+        holder.release();
         assertNoNodeLeft();
     }
 
     /** lock() interrupted while waiting keeps waiting, acquires, and returns with the interrupt flag set. */
     @Test
     void interruptedLockKeepsWaitingAndReturnsInterrupted() throws Exception {
-        Actor holder = actor("holder");
-        ZkLock blocker = newBlocker(client(), path);
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         ZkLock lock = newLock(client(), path);
         Actor waiter = actor("waiter");
         Future<boolean[]> waiting = waiter.submit(() -> {
@@ -480,7 +476,7 @@ abstract class LockContractTest {
                 "the waiter absorbs the interrupt and waits again");
         assertFalse(waiting.isDone(), "lock() must not return while the blocker holds");
         assertTrue(nodes(path).contains(waiterNode), "the waiter keeps its place in the queue");
-        holder.run(blocker::unlock);
+        holder.release();
         boolean[] result = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(result[0], "lock() returned holding the lock");
         assertTrue(result[1], "lock() returned with the interrupt flag set again");
@@ -577,10 +573,7 @@ abstract class LockContractTest {
         Actor b = actor("b");
         a.run(first::lock);
         assertFalse(b.ask(second::tryLock), "the second must not get in beside the first");
-        Future<?> waiting = b.submit(() -> {
-            second.lock();
-            return null;
-        });
+        Future<?> waiting = b.runLater(second::lock);
         awaitNodeCount(2);
         assertFalse(waiting.isDone());
         a.run(first::unlock);
@@ -678,10 +671,7 @@ abstract class LockContractTest {
 
         ZkLock blocker = newBlocker(client(), path);
         Actor next = actor("next");
-        Future<?> nextAcquires = next.submit(() -> {
-            blocker.lock();
-            return null;
-        });
+        Future<?> nextAcquires = next.runLater(blocker::lock);
         awaitNodeCount(2);
 
         SessionExpiry.expireOnServer(doomed.zooKeeper(), server.getConnectString(), WAIT);
@@ -718,10 +708,7 @@ abstract class LockContractTest {
         holder.run(lock::lock);
         ZkLock blocker = newBlocker(client(), path);
         Actor next = actor("next");
-        Future<?> nextAcquires = next.submit(() -> {
-            blocker.lock();
-            return null;
-        });
+        Future<?> nextAcquires = next.runLater(blocker::lock);
         awaitNodeCount(2);
         long start = System.nanoTime();
         closing.close();
@@ -758,18 +745,13 @@ abstract class LockContractTest {
     /** close() wakes a thread of that client waiting in lock(), which throws IllegalStateException. */
     @Test
     void closeWakesWaitersWithIllegalStateException() throws Exception {
-        ZkLock blocker = newBlocker(client(), path);
-        Actor holder = actor("holder");
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         ZkClient closing = client();
         ZkLock lock = newLock(closing, path);
         ZkLock timed = newLock(closing, path);
         Actor waiter = actor("waiter");
         Actor timedWaiter = actor("timed-waiter");
-        Future<?> waiting = waiter.submit(() -> {
-            lock.lock();
-            return null;
-        });
+        Future<?> waiting = waiter.runLater(lock::lock);
         awaitNodeCount(2);
         Future<Boolean> waitingTimed = timedWaiter.submit(() -> timed.tryLock(WAIT.toMillis() * 10, TimeUnit.MILLISECONDS));
         awaitNodeCount(3);
@@ -777,8 +759,8 @@ abstract class LockContractTest {
         assertFailsWith(IllegalStateException.class, waiting);
         assertFailsWith(IllegalStateException.class, waitingTimed);
         awaitNodeCount(1);
-        assertTrue(holder.ask(blocker::isHeldByCurrentThread));
-        holder.run(blocker::unlock);
+        assertTrue(holder.holds());
+        holder.release();
         assertNoNodeLeft();
     }
 
@@ -789,9 +771,7 @@ abstract class LockContractTest {
      */
     @Test
     void closeDuringARequestInFlightThrowsIllegalStateException() throws Exception {
-        ZkLock blocker = newBlocker(client(), path);
-        Actor holder = actor("holder");
-        holder.run(blocker::lock);
+        Held holder = holdBlocker();
         try (ZkProxy proxy = ZkProxy.to(server.getConnectString())) {
             ZkClient closing = ZkClient.builder().connectString(proxy.connectString())
                     .sessionTimeout(SESSION_TIMEOUT).build();
@@ -799,23 +779,17 @@ abstract class LockContractTest {
             ZkLock lock = newLock(closing, path);
             Actor waiter = actor("waiter");
             proxy.stall();
-            Future<?> waiting = waiter.submit(() -> {
-                lock.lock();
-                return null;
-            });
+            Future<?> waiting = waiter.runLater(lock::lock);
             Await.until(WAIT, () -> inCall(waiter.thread(), "create"), "the waiter's create is on the wire");
             Actor closer = actor("closer");
-            Future<?> closed = closer.submit(() -> {
-                closing.close();
-                return null;
-            });
+            Future<?> closed = closer.runLater(closing::close);
             Await.until(WAIT, () -> closing.state() == ConnectionState.CLOSED, "the client reports CLOSED");
             proxy.heal(); // the create's reply, then the close, reach the client
             assertFailsWith(IllegalStateException.class, waiting);
             closed.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         }
         awaitNodeCount(1);
-        holder.run(blocker::unlock);
+        holder.release();
         assertNoNodeLeft();
     }
 
@@ -854,6 +828,31 @@ abstract class LockContractTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** A lock held by an actor of its own. */
+    record Held(Actor actor, ZkLock lock) {
+        /** Whether the holding actor still holds the lock, by its own account. */
+        boolean holds() throws Exception {
+            return actor.ask(lock::isHeldByCurrentThread);
+        }
+
+        /** The holding actor unlocks. */
+        void release() throws Exception {
+            actor.run(lock::unlock);
+        }
+    }
+
+    /** {@code lock}, taken by a new actor "holder". */
+    Held hold(ZkLock lock) throws Exception {
+        Actor holder = actor("holder");
+        holder.run(lock::lock);
+        return new Held(holder, lock);
+    }
+
+    /** A blocker on a client of its own, taken by a new actor "holder". */
+    Held holdBlocker() throws Exception {
+        return hold(newBlocker(client(), path));
+    }
 
     private ZkLock contenderOrSkip(ZkClient c, String dir) {
         ZkLock contender = newContender(c, dir);
@@ -946,10 +945,19 @@ abstract class LockContractTest {
         }
 
         void run(Step step) throws Exception {
-            call(() -> {
+            call(asTask(step));
+        }
+
+        /** Starts {@code step} on this actor's thread without waiting for it. */
+        Future<?> runLater(Step step) {
+            return submit(asTask(step));
+        }
+
+        private static Callable<Void> asTask(Step step) {
+            return () -> {
                 step.run();
                 return null;
-            });
+            };
         }
 
         /** As {@link #call}, for conditions polled by {@link Await}. */
