@@ -14,16 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
@@ -100,7 +94,7 @@ class ReadWriteHerdTest {
 
         // Queue W0 (holding) W1 R2..R21, each node in place before the next is asked for.
         w0.lockNow(w0.write());
-        Future<Void> w1Holds = w1.lockLater(w1.write(), () -> null);
+        Future<Void> w1Holds = w1.lockLater(w1.write());
         awaitQueueSize(2);
         CountDownLatch allHold = new CountDownLatch(READERS);
         List<Future<Boolean>> readersHeldTogether = new ArrayList<>();
@@ -227,82 +221,17 @@ class ReadWriteHerdTest {
 
     // ------------------------------------------------------------------ helpers
 
-    /** One process: its own session and lock object, one thread for all its locking. */
-    private final class Party implements AutoCloseable {
-        final String name;
-        final ZkClient client;
-        final ZkReadWriteLock rw;
-        final ExecutorService thread;
-
-        Party(String name) {
-            this.name = name;
-            this.client = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(SESSION_TIMEOUT)
-                    .build();
-            this.rw = new ZkReadWriteLock(client, PATH);
-            this.thread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "party-" + name);
-                t.setDaemon(true);
-                return t;
-            });
-        }
-
-        ZkLock read() {
-            return rw.readLock();
-        }
-
-        ZkLock write() {
-            return rw.writeLock();
-        }
-
-        long sessionId() {
-            return client.sessionId();
-        }
-
-        /** Starts {@code lock()} on this party's thread, then runs {@code whileHolding} there. */
-        <T> Future<T> lockLater(ZkLock lock, Callable<T> whileHolding) {
-            return thread.submit(() -> {
-                lock.lock();
-                return whileHolding.call();
-            });
-        }
-
-        void lockNow(ZkLock lock) throws Exception {
-            get(lockLater(lock, () -> null));
-        }
-
-        void release(ZkLock lock) throws Exception {
-            get(thread.submit(() -> {
-                lock.unlock();
-                return null;
-            }));
-        }
-
-        @Override
-        public void close() {
-            client.close();
-            thread.shutdownNow();
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
-    }
-
     private Party party(String name) {
-        Party p = new Party(name);
+        ZkClient client = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(SESSION_TIMEOUT)
+                .build();
+        Party p = new Party(name, client, PATH, event -> { }, WAIT);
         parties.add(p);
         return p;
     }
 
     /** Full paths of the lock nodes, in queue order. */
     private List<String> nodePaths() throws Exception {
-        try {
-            return LockNode.queue(admin.zooKeeper().getChildren(PATH, false)).stream()
-                    .map(n -> PATH + "/" + n.name()).toList();
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        }
+        return LockQueue.of(admin, PATH).stream().map(n -> PATH + "/" + n.name()).toList();
     }
 
     private long owner(String nodePath) throws Exception {
@@ -311,13 +240,7 @@ class ReadWriteHerdTest {
     }
 
     private void awaitQueueSize(int n) {
-        Await.until(WAIT, () -> {
-            try {
-                return nodePaths().size() == n;
-            } catch (Exception e) {
-                return false;
-            }
-        }, () -> n + " nodes in " + PATH);
+        LockQueue.awaitSize(admin, PATH, n, WAIT);
     }
 
     /** {@code wchs} lists data watches only, {@code zk_watch_count} counts child watches too. */
@@ -326,18 +249,6 @@ class ReadWriteHerdTest {
     }
 
     private static <T> T get(Future<T> future) throws Exception {
-        try {
-            return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        } catch (TimeoutException e) {
-            throw new AssertionError("not done within " + WAIT.toMillis() + " ms", e);
-        }
+        return Party.get(future, WAIT);
     }
 }

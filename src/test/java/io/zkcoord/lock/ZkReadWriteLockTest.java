@@ -19,16 +19,13 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -113,8 +110,7 @@ class ZkReadWriteLockTest {
         assertFalse(w.on(() -> w.write().tryLock(50, TimeUnit.MILLISECONDS)));
         assertEquals(n, queue().size(), "failed attempts leave no node");
 
-        Future<Void> writer = w.lockLater(w.write());
-        awaitQueueSize(n + 1);
+        Future<Void> writer = queued(w, w.write(), n + 1);
         for (int i = 0; i < n - 1; i++) {
             readers.get(i).release(readers.get(i).read());
             assertWaitsFor(w, readers.get(n - 1));
@@ -153,7 +149,7 @@ class ZkReadWriteLockTest {
         for (int c = 0; c < clients; c++) {
             Party p = party("P" + c);
             Random random = new Random(1234 + c);
-            loops.add(p.thread.submit(() -> {
+            loops.add(p.submit(() -> {
                 for (int i = 0; i < cycles; i++) {
                     boolean write = random.nextInt(10) == 0;
                     ZkLock lock = write ? p.write() : p.read();
@@ -215,12 +211,9 @@ class ZkReadWriteLockTest {
         Party w2 = party("W2");
         Party r3 = party("R3");
         w0.lockNow(w0.write());
-        Future<Void> f1 = r1.lockLater(r1.read());
-        awaitQueueSize(2);
-        Future<Void> f2 = w2.lockLater(w2.write());
-        awaitQueueSize(3);
-        Future<Void> f3 = r3.lockLater(r3.read());
-        awaitQueueSize(4);
+        Future<Void> f1 = queued(r1, r1.read(), 2);
+        Future<Void> f2 = queued(w2, w2.write(), 3);
+        Future<Void> f3 = queued(r3, r3.read(), 4);
         assertWaitsFor(r1, w0);
         assertWaitsFor(w2, r1);
         assertWaitsFor(r3, w2);
@@ -257,18 +250,15 @@ class ZkReadWriteLockTest {
         Party r6 = party("R6");
         r1.lockNow(r1.read());
         r2.lockNow(r2.read());
-        Future<Void> writer = w3.lockLater(w3.write());
-        awaitQueueSize(3);
+        Future<Void> writer = queued(w3, w3.write(), 3);
         assertWaitsFor(w3, r2);
 
-        Future<Void> late4 = r4.lockLater(r4.read());
-        awaitQueueSize(4);
+        Future<Void> late4 = queued(r4, r4.read(), 4);
         assertFalse(r6.on(() -> r6.read().tryLock()), "a new reader may not pass a queued writer");
         assertEquals(4, queue().size());
         r1.release(r1.read());
         assertWaitsFor(w3, r2);
-        Future<Void> late5 = r5.lockLater(r5.read());
-        awaitQueueSize(4); // R1 left, R5 came
+        Future<Void> late5 = queued(r5, r5.read(), 4); // R1 left, R5 came
         assertWaitsFor(r4, w3);
         assertWaitsFor(r5, w3);
 
@@ -303,10 +293,8 @@ class ZkReadWriteLockTest {
         Party w2 = party("W2");
         Party r3 = party("R3");
         t.lockNow(t.write());
-        Future<Void> writer = w2.lockLater(w2.write());
-        awaitQueueSize(2);
-        Future<Void> reader = r3.lockLater(r3.read());
-        awaitQueueSize(3);
+        Future<Void> writer = queued(w2, w2.write(), 2);
+        Future<Void> reader = queued(r3, r3.read(), 3);
 
         assertTrue(t.on(() -> t.read().tryLock()), "a write holder takes the read lock at once (tryLock never waits)");
         t.release(t.write());
@@ -319,10 +307,7 @@ class ZkReadWriteLockTest {
         assertFalse(late.on(() -> late.read().tryLock()), "a new reader stays behind the queued writer too");
 
         events.add("T-read-");
-        t.on(() -> {
-            t.read().unlock();
-            return null;
-        });
+        t.unlock(t.read());
         get(writer);
         assertBlocked(r3);
         w2.release(w2.write());
@@ -414,10 +399,8 @@ class ZkReadWriteLockTest {
         assertWriterTokenAbove(c, ended);
 
         // A reader and a writer queued behind the writer.
-        Future<Void> r = a.lockLater(a.read());
-        awaitQueueSize(2);
-        Future<Void> w2 = b.lockLater(b.write());
-        awaitQueueSize(3);
+        Future<Void> r = queued(a, a.read(), 2);
+        Future<Void> w2 = queued(b, b.write(), 3);
         ended.add(endHold(c, c.write(), resource));
         get(r);
         ended.add(endHold(a, a.read(), resource));
@@ -425,8 +408,7 @@ class ZkReadWriteLockTest {
         assertWriterTokenAbove(b, ended);
 
         // A downgrade with a writer queued between the write and the read node.
-        Future<Void> w3 = c.lockLater(c.write());
-        awaitQueueSize(2);
+        Future<Void> w3 = queued(c, c.write(), 2);
         assertTrue(b.on(() -> b.read().tryLock()));
         ended.add(endHold(b, b.write(), resource));
         ended.add(endHold(b, b.read(), resource));
@@ -445,29 +427,19 @@ class ZkReadWriteLockTest {
         Party a = party("A");
         Party w = party("W");
         Party r = party("R");
-        LossRecorder lost = new LossRecorder();
-        a.read().addLossListener(lost);
-        a.lockNow(a.read());
-        long token = a.on(() -> a.read().fencingToken());
-        Future<Void> writer = w.lockLater(w.write());
-        awaitQueueSize(2);
-        Future<Void> reader = r.lockLater(r.read());
-        awaitQueueSize(3);
+        LossRecorder lost = new LossRecorder(a, a.read());
+        long token = lost.lockNow();
+        Future<Void> writer = queued(w, w.write(), 2);
+        Future<Void> reader = queued(r, r.read(), 3);
 
         SessionExpiry.expireOnServer(a.client.zooKeeper(), server.getConnectString(), WAIT);
         get(writer);
-        Await.until("the reader is told of its loss", WAIT, () -> lost.count() == 1);
-        assertFalse(a.on(() -> a.read().isHeldByCurrentThread()));
-        assertSame(a.read(), lost.lock);
-        assertEquals(token, lost.token);
+        lost.awaitToldOfLoss("the reader", token);
         assertWaitsFor(r, w);
 
         w.release(w.write());
         get(reader);
-        a.on(() -> {
-            a.read().unlock(); // after a loss: clears the thread's state, does not throw
-            return null;
-        });
+        a.unlock(a.read()); // after a loss: clears the thread's state, does not throw
         a.lockNow(a.read()); // the client has a new session; reads share with R
         assertTrue(r.on(() -> r.read().isHeldByCurrentThread()));
         r.release(r.read());
@@ -483,24 +455,16 @@ class ZkReadWriteLockTest {
         Party r1 = party("R1");
         Party r2 = party("R2");
         Party w = party("W");
-        LossRecorder lost = new LossRecorder();
-        a.write().addLossListener(lost);
-        a.lockNow(a.write());
-        long token = a.on(() -> a.write().fencingToken());
-        Future<Void> f1 = r1.lockLater(r1.read());
-        awaitQueueSize(2);
-        Future<Void> f2 = r2.lockLater(r2.read());
-        awaitQueueSize(3);
-        Future<Void> fw = w.lockLater(w.write());
-        awaitQueueSize(4);
+        LossRecorder lost = new LossRecorder(a, a.write());
+        long token = lost.lockNow();
+        Future<Void> f1 = queued(r1, r1.read(), 2);
+        Future<Void> f2 = queued(r2, r2.read(), 3);
+        Future<Void> fw = queued(w, w.write(), 4);
 
         SessionExpiry.expireOnServer(a.client.zooKeeper(), server.getConnectString(), WAIT);
         get(f1);
         get(f2);
-        Await.until("the writer is told of its loss", WAIT, () -> lost.count() == 1);
-        assertFalse(a.on(() -> a.write().isHeldByCurrentThread()));
-        assertSame(a.write(), lost.lock);
-        assertEquals(token, lost.token);
+        lost.awaitToldOfLoss("the writer", token);
         assertTrue(r1.on(() -> r1.read().isHeldByCurrentThread()) && r2.on(() -> r2.read().isHeldByCurrentThread()));
         assertWaitsFor(w, r2);
 
@@ -509,85 +473,33 @@ class ZkReadWriteLockTest {
         get(fw);
         assertTrue(w.on(() -> w.write().fencingToken()) > token);
         w.release(w.write());
-        a.on(() -> {
-            a.write().unlock(); // after a loss: clears the thread's state, does not throw
-            return null;
-        });
+        a.unlock(a.write()); // after a loss: clears the thread's state, does not throw
         assertEquals(1, lost.count(), "told once");
         awaitQueueSize(0);
     }
 
     // ------------------------------------------------------------------ helpers
 
-    /** One process of a test: its own session, its own lock object, one thread for all its locking. */
-    private final class Party implements AutoCloseable {
-        final String name;
-        final ZkClient client;
-        final ZkReadWriteLock rw;
-        final ExecutorService thread;
-
-        Party(String name) {
-            this.name = name;
-            this.client = ZkClient.builder().connectString(server.getConnectString()).build();
-            this.rw = new ZkReadWriteLock(client, path);
-            this.thread = Executors.newSingleThreadExecutor(r -> {
-                Thread th = new Thread(r, "party-" + name);
-                th.setDaemon(true);
-                return th;
-            });
-        }
-
-        ZkLock read() {
-            return rw.readLock();
-        }
-
-        ZkLock write() {
-            return rw.writeLock();
-        }
-
-        /** Runs {@code task} on this party's thread and waits for it. */
-        <T> T on(Callable<T> task) throws Exception {
-            return get(thread.submit(task));
-        }
-
-        /** Starts {@code lock()} on this party's thread; the future ends when it holds. */
-        Future<Void> lockLater(ZkLock lock) {
-            return thread.submit(() -> {
-                lock.lock();
-                events.add(name + "+");
-                return null;
-            });
-        }
-
-        void lockNow(ZkLock lock) throws Exception {
-            get(lockLater(lock));
-        }
-
-        void release(ZkLock lock) throws Exception {
-            on(() -> {
-                events.add(name + "-");
-                lock.unlock();
-                return null;
-            });
-        }
-
-        @Override
-        public void close() {
-            client.close(); // wakes a thread still waiting, which then throws
-            thread.shutdownNow();
-        }
-
-        @Override
-        public String toString() {
-            return name;
-        }
-    }
-
-    /** Records loss reports. */
+    /** Records the loss reports of one party's lock. */
     private static final class LossRecorder implements LockLossListener {
+        private final Party party;
+        private final ZkLock held;
         private final AtomicInteger count = new AtomicInteger();
         volatile ZkLock lock;
         volatile long token;
+
+        /** Listens to the losses of {@code held}, a lock of {@code party}. */
+        LossRecorder(Party party, ZkLock held) {
+            this.party = party;
+            this.held = held;
+            held.addLossListener(this);
+        }
+
+        /** The party takes the lock; @return the hold's token */
+        long lockNow() throws Exception {
+            party.lockNow(held);
+            return party.on(held::fencingToken);
+        }
 
         @Override
         public void lockLost(ZkLock lock, long fencingToken) {
@@ -599,10 +511,22 @@ class ZkReadWriteLockTest {
         int count() {
             return count.get();
         }
+
+        /**
+         * Waits until one loss was reported ({@code who} names the party in the message); then the party
+         * no longer holds, and the report names the lock and {@code heldToken}.
+         */
+        void awaitToldOfLoss(String who, long heldToken) throws Exception {
+            Await.until(who + " is told of its loss", WAIT, () -> count() == 1);
+            assertFalse(party.on(held::isHeldByCurrentThread));
+            assertSame(held, lock);
+            assertEquals(heldToken, token);
+        }
     }
 
     private Party party(String name) {
-        Party p = new Party(name);
+        Party p = new Party(name, ZkClient.builder().connectString(server.getConnectString()).build(), path,
+                events::add, WAIT);
         parties.add(p);
         return p;
     }
@@ -624,25 +548,22 @@ class ZkReadWriteLockTest {
 
     /** The lock nodes now in the directory, in queue order. */
     private List<LockNode> queue() throws Exception {
-        try {
-            return LockNode.queue(admin.zooKeeper().getChildren(path, false));
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        }
+        return LockQueue.of(admin, path);
     }
 
     private List<String> names() throws Exception {
         return queue().stream().map(LockNode::name).toList();
     }
 
+    /** {@code p} asks for {@code lock}; returns once the queue holds {@code queueSize} nodes, its own among them. */
+    private Future<Void> queued(Party p, ZkLock lock, int queueSize) {
+        Future<Void> acquired = p.lockLater(lock);
+        awaitQueueSize(queueSize);
+        return acquired;
+    }
+
     private void awaitQueueSize(int n) {
-        Await.until(WAIT, () -> {
-            try {
-                return queue().size() == n;
-            } catch (Exception e) {
-                return false;
-            }
-        }, () -> n + " nodes in " + path);
+        LockQueue.awaitSize(admin, path, n, WAIT);
     }
 
     /** The one node of {@code p}'s session in the queue. */
@@ -690,18 +611,6 @@ class ZkReadWriteLockTest {
     }
 
     private static <T> T get(Future<T> future) throws Exception {
-        try {
-            return future.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception cause) {
-                throw cause;
-            }
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        } catch (TimeoutException e) {
-            throw new AssertionError("not done within " + WAIT.toMillis() + " ms", e);
-        }
+        return Party.get(future, WAIT);
     }
 }

@@ -1,0 +1,34 @@
+package io.zkcoord.lock;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.testing.Await;
+import java.time.Duration;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+
+/** The queue of one lock directory as the server has it, read by a client that takes no part in the test. */
+final class LockQueue {
+
+    private LockQueue() {
+    }
+
+    /** @return the lock nodes under {@code dir} now, in queue order; empty if {@code dir} does not exist */
+    static List<LockNode> of(ZkClient observer, String dir) throws KeeperException, InterruptedException {
+        try {
+            return LockNode.queue(observer.zooKeeper().getChildren(dir, false));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /** Waits until {@code dir} holds {@code n} lock nodes (a failed read counts as not yet). */
+    static void awaitSize(ZkClient observer, String dir, int n, Duration within) {
+        Await.until(within, () -> {
+            try {
+                return of(observer, dir).size() == n;
+            } catch (Exception e) {
+                return false;
+            }
+        }, () -> n + " nodes in " + dir);
+    }
+}
