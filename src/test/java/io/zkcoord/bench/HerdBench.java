@@ -16,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
@@ -197,27 +198,18 @@ final class HerdBench {
      * children), reached without the O(N^2) reads of arriving one by one.
      */
     private void naive(int n) throws Exception {
-        String dir = "/bench/herd/naive-" + n;
         ZooKeeper look = pool.get(0).zooKeeper();
-        ThroughputBench.ensurePath(look, dir);
-        NaiveLock lock = new NaiveLock(dir);
+        NaiveLock lock = new NaiveLock(rawDirectory(look, "naive-" + n));
         int s = sessions(n);
         NaiveLock.Waiter holder = lock.newWaiter(look);
-        List<NaiveLock.Waiter> waiters = new ArrayList<>();
-        for (int j = 0; j < n; j++) {
-            waiters.add(lock.newWaiter(pool.get(1 + j % s).zooKeeper()));
-        }
+        List<NaiveLock.Waiter> waiters = onWaiterSessions(n, lock::newWaiter);
         List<NaiveLock.Waiter> everyone = new ArrayList<>(waiters);
         everyone.add(holder);
         long baseWatches = counters.snap().watchCount();
         try {
-            lock.createAll(List.of(holder));
-            holder.read();
+            lock.queueAll(List.of(holder));
             take(lock.holders, holder);
-            lock.createAll(waiters);
-            for (NaiveLock.Waiter w : waiters) {
-                w.read();
-            }
+            lock.queueAll(waiters);
             // Holder: 1 read; waiters: 1 each. One child watch per waiter session; the holder's
             // watch fired when the first waiter was created, and a holder does not read again.
             settle(() -> lock.reads.get() == n + 1 && counters.snap().watchCount() == baseWatches + s,
@@ -228,7 +220,7 @@ final class HerdBench {
             int callbacks0 = lock.callbacks.get();
             ServerCounters.Snapshot s0 = counters.snap();
             holder.release();
-            NaiveLock.Waiter first = lock.holders.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
+            RawRecipe.Node first = nextHolder(lock);
             settle(() -> lock.reads.get() == reads0 + n, SETTLE_LIMIT,
                     () -> "(b): every waiter reading again: " + (lock.reads.get() - reads0) + " of " + n);
             ServerCounters.Snapshot s1 = counters.settled();
@@ -239,7 +231,7 @@ final class HerdBench {
             if (n >= 2) {
                 int reads1 = lock.reads.get();
                 first.release();
-                NaiveLock.Waiter second = lock.holders.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
+                RawRecipe.Node second = nextHolder(lock);
                 settle(() -> lock.reads.get() == reads1 + n - 1, SETTLE_LIMIT,
                         () -> "(b): every waiter reading again: " + (lock.reads.get() - reads1) + " of " + (n - 1));
                 ServerCounters.Snapshot s2 = counters.settled();
@@ -255,32 +247,22 @@ final class HerdBench {
     // ------------------------------------------------------------------ (d) readers watch the first write
 
     private void firstWrite(int n) throws Exception {
-        String dir = "/bench/herd/firstwrite-" + n;
         ZooKeeper look = pool.get(0).zooKeeper();
-        ThroughputBench.ensurePath(look, dir);
-        FirstWriteRwLock lock = new FirstWriteRwLock(dir);
+        FirstWriteRwLock lock = new FirstWriteRwLock(rawDirectory(look, "firstwrite-" + n));
         int s = sessions(n);
-        FirstWriteRwLock.Node w0 = lock.newNode(look, true);
-        FirstWriteRwLock.Node w1 = lock.newNode(look, true);
-        List<FirstWriteRwLock.Node> readers = new ArrayList<>();
-        for (int j = 0; j < n; j++) {
-            readers.add(lock.newNode(pool.get(1 + j % s).zooKeeper(), false));
-        }
-        List<FirstWriteRwLock.Node> everyone = new ArrayList<>(readers);
+        FirstWriteRwLock.RwNode w0 = lock.newNode(look, true);
+        FirstWriteRwLock.RwNode w1 = lock.newNode(look, true);
+        List<FirstWriteRwLock.RwNode> readers = onWaiterSessions(n, zk -> lock.newNode(zk, false));
+        List<FirstWriteRwLock.RwNode> everyone = new ArrayList<>(readers);
         everyone.add(w0);
         everyone.add(w1);
         long baseWatches = counters.snap().watchCount();
         try {
-            lock.createAll(List.of(w0));
-            w0.look();
+            lock.queueAll(List.of(w0));
             take(lock.holders, w0);
-            lock.createAll(List.of(w1));
-            w1.look();
+            lock.queueAll(List.of(w1));
             Await.until("(d): W1 watching W0", SETUP_LIMIT, () -> lock.settled.get() == 2);
-            lock.createAll(readers);
-            for (FirstWriteRwLock.Node r : readers) {
-                r.look();
-            }
+            lock.queueAll(readers);
             // W0 is watched by W1 (session 0) and by every reader: one watch per session.
             settle(() -> lock.settled.get() == n + 2 && counters.snap().watchCount() == baseWatches + 1 + s,
                     SETUP_LIMIT, () -> "(d): " + (n + 2) + " settled and " + (baseWatches + 1 + s)
@@ -291,7 +273,7 @@ final class HerdBench {
             int callbacks0 = lock.callbacks.get();
             ServerCounters.Snapshot s0 = counters.snap();
             w0.release();
-            FirstWriteRwLock.Node first = lock.holders.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
+            RawRecipe.Node first = nextHolder(lock);
             settle(() -> lock.settled.get() == settled0 + n + 1, SETTLE_LIMIT,
                     () -> "(d): W1 held and every reader watching W1: " + (lock.settled.get() - settled0) + " of "
                             + (n + 1));
@@ -320,6 +302,23 @@ final class HerdBench {
     /** Waits for {@code condition}; fails naming {@code what} after {@code limit}. */
     private static void settle(BooleanSupplier condition, Duration limit, Supplier<String> what) {
         Await.until(limit, condition, what);
+    }
+
+    /** Makes {@code /bench/herd/<name>} through {@code zk} (a raw recipe does not make its directory); @return it */
+    private static String rawDirectory(ZooKeeper zk, String name) throws KeeperException, InterruptedException {
+        String dir = "/bench/herd/" + name;
+        ThroughputBench.ensurePath(zk, dir);
+        return dir;
+    }
+
+    /** One new {@code T} per waiter j of {@code n}, on waiter session 1 + j mod {@link #sessions}. */
+    private <T> List<T> onWaiterSessions(int n, Function<ZooKeeper, T> make) {
+        int s = sessions(n);
+        List<T> made = new ArrayList<>();
+        for (int j = 0; j < n; j++) {
+            made.add(make.apply(pool.get(1 + j % s).zooKeeper()));
+        }
+        return made;
     }
 
     private static int sessions(int n) {
@@ -356,6 +355,11 @@ final class HerdBench {
             throw new IllegalStateException("nobody took the lock within " + SETTLE_LIMIT.toSeconds() + " s");
         }
         return t;
+    }
+
+    /** @return the next node of {@code lock} to hold, or null if none does within {@link #SETTLE_LIMIT} */
+    private static RawRecipe.Node nextHolder(RawRecipe lock) throws InterruptedException {
+        return lock.holders.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
     }
 
     private static void checkHeld(Object holder, String error) {
