@@ -512,14 +512,23 @@ public final class ZkProxy implements AutoCloseable {
             forward(toServer, new byte[0], 0, 0);
         }
 
-        private void clientToServer() {
+        /** What a pump does with each chunk it has read. */
+        private interface Chunks {
+            /** Handles {@code buf[0, n)}; @return false to stop pumping (the link was cut) */
+            boolean take(byte[] buf, int n);
+        }
+
+        /**
+         * Reads one side of the link until it hangs up (then {@link #hungUp}), handing every chunk read to
+         * {@code chunks}.
+         */
+        private void pump(boolean fromClient, Chunks chunks) {
             byte[] buf = new byte[8192];
-            FrameScanner frames = new FrameScanner();
             InputStream in;
             try {
-                in = client.getInputStream();
+                in = (fromClient ? client : server).getInputStream();
             } catch (IOException e) {
-                hungUp(true);
+                hungUp(fromClient);
                 return;
             }
             while (true) {
@@ -530,9 +539,18 @@ public final class ZkProxy implements AutoCloseable {
                     n = -1;
                 }
                 if (n < 0) {
-                    hungUp(true);
+                    hungUp(fromClient);
                     return;
                 }
+                if (!chunks.take(buf, n)) {
+                    return;
+                }
+            }
+        }
+
+        private void clientToServer() {
+            FrameScanner frames = new FrameScanner();
+            pump(true, (buf, n) -> {
                 int pos = 0;
                 while (pos < n) {
                     int used = frames.next(buf, pos, n - pos);
@@ -542,12 +560,13 @@ public final class ZkProxy implements AutoCloseable {
                         CompletableFuture<Void> claimed = armedCut.getAndSet(null);
                         if (claimed != null) {
                             cutAfter(claimed, frames.headInt(0), frames.headInt(4), buf, pos);
-                            return;
+                            return false;
                         }
                     }
                 }
                 forward(true, buf, 0, n);
-            }
+                return true;
+            });
         }
 
         /** Forwards buf[0, end) (ending with the create's frame) and cuts the connection. */
@@ -584,26 +603,8 @@ public final class ZkProxy implements AutoCloseable {
         }
 
         private void serverToClient() {
-            byte[] buf = new byte[8192];
             FrameScanner frames = new FrameScanner();
-            InputStream in;
-            try {
-                in = server.getInputStream();
-            } catch (IOException e) {
-                hungUp(false);
-                return;
-            }
-            while (true) {
-                int n;
-                try {
-                    n = in.read(buf);
-                } catch (IOException e) {
-                    n = -1;
-                }
-                if (n < 0) {
-                    hungUp(false);
-                    return;
-                }
+            pump(false, (buf, n) -> {
                 boolean replyToCut = false;
                 int pos = 0;
                 while (pos < n) {
@@ -617,12 +618,13 @@ public final class ZkProxy implements AutoCloseable {
                     if (replyToCut) {
                         LOG.debug("{}: server replied to the cut create", name());
                         closeBoth();
-                        return;
+                        return false;
                     }
-                    continue; // the client must hear nothing more
+                    return true; // the client must hear nothing more
                 }
                 forward(false, buf, 0, n);
-            }
+                return true;
+            });
         }
 
         /** One end closed its connection (or failed). While stalled the other end is told only at the heal. */
