@@ -5,6 +5,7 @@ import io.zkcoord.lock.ZkLock;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.HoldingThread;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -124,26 +125,26 @@ final class HerdBench {
      */
     private void exclusiveLibrary(String variant, int n, String dir, IntFunction<ZkLock> lockOfSession,
             boolean readWrite) throws Exception {
-        BlockingQueue<LockThread> order = new LinkedBlockingQueue<>();
-        List<LockThread> all = new ArrayList<>();
+        BlockingQueue<HoldingThread> order = new LinkedBlockingQueue<>();
+        List<HoldingThread> all = new ArrayList<>();
         int s = sessions(n);
         ZooKeeper look = pool.get(0).zooKeeper();
         long baseWatches = counters.snap().watchCount();
         try {
-            LockThread holder = started(new LockThread("holder", lockOfSession.apply(0), order), all);
+            HoldingThread holder = started(new HoldingThread("holder", lockOfSession.apply(0), order::add), all);
             take(order, holder);
-            LockThread writer = null;
+            HoldingThread writer = null;
             long expectedWatches = n;
             int expectedNodes = n + 1;
             if (readWrite) {
-                writer = started(new LockThread("W1", lockOfSession.apply(0), order), all);
+                writer = started(new HoldingThread("W1", lockOfSession.apply(0), order::add), all);
                 Await.until("W1 queued and watching W0", SETUP_LIMIT,
                         () -> children(look, dir) == 2 && counters.snap().watchCount() == baseWatches + 1);
                 expectedWatches = 1 + s; // W1 watches W0; every reader watches W1: one watch per session
                 expectedNodes = n + 2;
             }
             for (int j = 0; j < n; j++) {
-                started(new LockThread("waiter-" + j, lockOfSession.apply(1 + j % s), order), all);
+                started(new HoldingThread("waiter-" + j, lockOfSession.apply(1 + j % s), order::add), all);
             }
             long watches = baseWatches + expectedWatches;
             int nodes = expectedNodes;
@@ -153,7 +154,7 @@ final class HerdBench {
             touchSessions();
             ServerCounters.Snapshot s0 = counters.snap();
             holder.release();
-            LockThread first = poll(order);
+            HoldingThread first = poll(order);
             ServerCounters.Snapshot s1 = counters.settled();
             if (readWrite) {
                 if (first != writer) {
@@ -170,10 +171,10 @@ final class HerdBench {
                 }
             }
         } finally {
-            for (LockThread t : all) {
+            for (HoldingThread t : all) {
                 t.release();
             }
-            for (LockThread t : all) {
+            for (HoldingThread t : all) {
                 t.join(SETTLE_LIMIT.toMillis());
                 if (t.isAlive()) {
                     throw new IllegalStateException(t.getName() + " still waiting after the queue was released");
@@ -336,7 +337,7 @@ final class HerdBench {
         touchedAt = System.nanoTime();
     }
 
-    private static LockThread started(LockThread t, List<LockThread> all) {
+    private static HoldingThread started(HoldingThread t, List<HoldingThread> all) {
         all.add(t);
         t.start();
         return t;
@@ -349,8 +350,8 @@ final class HerdBench {
         }
     }
 
-    private static LockThread poll(BlockingQueue<LockThread> order) throws InterruptedException {
-        LockThread t = order.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
+    private static HoldingThread poll(BlockingQueue<HoldingThread> order) throws InterruptedException {
+        HoldingThread t = order.poll(SETTLE_LIMIT.toSeconds(), TimeUnit.SECONDS);
         if (t == null) {
             throw new IllegalStateException("nobody took the lock within " + SETTLE_LIMIT.toSeconds() + " s");
         }

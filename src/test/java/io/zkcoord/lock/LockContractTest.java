@@ -167,18 +167,9 @@ abstract class LockContractTest {
 
     /** The lock nodes under {@code dir} now (empty if the directory does not exist). */
     List<String> nodes(String dir) {
-        try {
-            List<String> children = new ArrayList<>(admin.zooKeeper().getChildren(dir, false));
-            Collections.sort(children);
-            return children;
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException e) {
-            throw new AssertionError("cannot read the children of " + dir, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
+        List<String> children = new ArrayList<>(LockQueue.children(admin, dir));
+        Collections.sort(children);
+        return children;
     }
 
     /** The nodes of the lock directory, in queue order (by sequence number). */

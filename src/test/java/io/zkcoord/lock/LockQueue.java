@@ -12,13 +12,27 @@ final class LockQueue {
     private LockQueue() {
     }
 
-    /** @return the lock nodes under {@code dir} now, in queue order; empty if {@code dir} does not exist */
-    static List<LockNode> of(ZkClient observer, String dir) throws KeeperException, InterruptedException {
+    /**
+     * @return the names of the nodes under {@code dir} now, in the server's order; empty if {@code dir}
+     *         does not exist
+     * @throws AssertionError if they cannot be read
+     */
+    static List<String> children(ZkClient observer, String dir) {
         try {
-            return LockNode.queue(observer.zooKeeper().getChildren(dir, false));
+            return observer.zooKeeper().getChildren(dir, false);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
+        } catch (KeeperException e) {
+            throw new AssertionError("cannot read the children of " + dir, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
         }
+    }
+
+    /** @return the lock nodes under {@code dir} now, in queue order; empty if {@code dir} does not exist */
+    static List<LockNode> of(ZkClient observer, String dir) {
+        return LockNode.queue(children(observer, dir));
     }
 
     /** Waits until {@code dir} holds {@code n} lock nodes (a failed read counts as not yet). */
@@ -26,7 +40,7 @@ final class LockQueue {
         Await.until(within, () -> {
             try {
                 return of(observer, dir).size() == n;
-            } catch (Exception e) {
+            } catch (AssertionError e) {
                 return false;
             }
         }, () -> n + " nodes in " + dir);

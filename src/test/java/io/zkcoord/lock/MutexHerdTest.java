@@ -7,18 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkcoord.ZkClient;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
+import io.zkcoord.testing.HoldingThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -93,25 +94,15 @@ class MutexHerdTest {
         return c;
     }
 
-    private Thread start(String name, Runnable body) {
-        Thread t = new Thread(body, name);
-        t.setDaemon(true);
+    /** Starts {@code t}; the test's clean-up interrupts it and waits for it to end. */
+    private HoldingThread start(HoldingThread t) {
         threads.add(t);
         t.start();
         return t;
     }
 
     private List<String> children(String dir) {
-        try {
-            return admin.zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return LockQueue.children(admin, dir);
     }
 
     /**
@@ -127,28 +118,12 @@ class MutexHerdTest {
 
         List<ZkClient> waiterClients = new ArrayList<>();
         List<Integer> acquired = new CopyOnWriteArrayList<>();
-        List<CountDownLatch> releases = new ArrayList<>();
-        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        List<HoldingThread> waiters = new ArrayList<>();
         for (int i = 1; i <= WAITERS; i++) {
             int id = i;
             ZkClient c = client();
             waiterClients.add(c);
-            ZkMutex mutex = new ZkMutex(c, dir);
-            CountDownLatch release = new CountDownLatch(1);
-            releases.add(release);
-            start("waiter-" + i, () -> {
-                try {
-                    mutex.lock();
-                    try {
-                        acquired.add(id);
-                        release.await();
-                    } finally {
-                        mutex.unlock();
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            });
+            waiters.add(start(new HoldingThread("waiter-" + i, new ZkMutex(c, dir), t -> acquired.add(id))));
             // This waiter's node is queued before the next waiter starts: node i belongs to waiter i.
             Await.until(WAIT, () -> children(dir).size() == id + 1, "node of waiter " + id + " created");
         }
@@ -198,15 +173,15 @@ class MutexHerdTest {
         for (int i = 1; i < WAITERS; i++) {
             int next = i + 1;
             long before = flw.watchesFired();
-            releases.get(i - 1).countDown();
+            waiters.get(i - 1).release();
             Await.until(WAIT, () -> acquired.size() == next, "waiter " + next + " acquires");
             assertEquals(next, acquired.get(acquired.size() - 1), "FIFO: " + acquired);
             assertEquals(1, flw.watchesFired() - before, "watch notifications for handoff to waiter " + next);
             assertEquals(WAITERS - next, flw.wchsTotal());
         }
-        releases.get(WAITERS - 1).countDown();
+        waiters.get(WAITERS - 1).release();
         Await.until(WAIT, () -> children(dir).isEmpty(), () -> "nodes left: " + children(dir));
-        assertEquals(List.of(), failures);
+        assertEquals(List.of(), waiters.stream().map(HoldingThread::failure).filter(Objects::nonNull).toList());
         assertEquals(0, flw.watchCount(), "no watch left on the server");
     }
 
@@ -235,19 +210,8 @@ class MutexHerdTest {
         long handoff = fewest(() -> {
             mutex.lock();
             CountDownLatch acquired = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
             long beforeEnqueue = flw.packetsReceived();
-            Thread waiter = start("cost-waiter", () -> {
-                other.lock();
-                try {
-                    acquired.countDown();
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    other.unlock();
-                }
-            });
+            HoldingThread waiter = start(new HoldingThread("cost-waiter", other, t -> acquired.countDown()));
             // Parked in the wait for its predecessor: seen from the thread itself, so that no
             // request to the server is made while waiting.
             Await.until(WAIT, () -> waitsForPredecessor(waiter), "the waiter waits for its predecessor");
@@ -256,7 +220,7 @@ class MutexHerdTest {
             mutex.unlock();
             acquired.await(WAIT.toSeconds(), TimeUnit.SECONDS);
             long afterHandoff = flw.packetsReceived();
-            release.countDown();
+            waiter.release();
             waiter.join(WAIT.toMillis());
             return afterHandoff - afterEnqueue - 1;
         });
