@@ -68,14 +68,8 @@ public final class FourLetterWords {
      * A connect string naming several servers is refused: counters are per server.
      */
     public static FourLetterWords of(String hostPort) {
-        if (hostPort == null || hostPort.contains(",") || hostPort.contains("/")) {
-            throw new IllegalArgumentException("expected one host:port, got " + hostPort);
-        }
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("expected host:port, got " + hostPort);
-        }
-        return new FourLetterWords(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        HostPort server = HostPort.parse(hostPort);
+        return new FourLetterWords(server.host(), server.port());
     }
 
     /** Sets {@link #WHITELIST_PROPERTY} to {@code *} unless already set; call it before a server starts. */

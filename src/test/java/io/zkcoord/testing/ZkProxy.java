@@ -98,14 +98,8 @@ public final class ZkProxy implements AutoCloseable {
 
     /** A proxy to one server given as {@code host:port} (for instance {@code TestingServer.getConnectString()}). */
     public static ZkProxy to(String hostPort) {
-        if (hostPort == null || hostPort.contains(",") || hostPort.contains("/")) {
-            throw new IllegalArgumentException("expected one host:port, got " + hostPort);
-        }
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("expected host:port, got " + hostPort);
-        }
-        return new ZkProxy(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        HostPort server = HostPort.parse(hostPort);
+        return new ZkProxy(server.host(), server.port());
     }
 
     /** The loopback port clients connect to. */
