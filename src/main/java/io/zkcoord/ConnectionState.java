@@ -11,6 +11,8 @@ package io.zkcoord;
  *                   LOST ─────────────┘
  *   any state ──► CLOSED
  * </pre>
+ *
+ * <p>An enum: immutable and safe to share between threads.
  */
 public enum ConnectionState {
     /** The first session has been established. Reported once, by {@link ZkClient.Builder#build()}. */

@@ -8,6 +8,11 @@ import org.apache.zookeeper.ZooKeeper;
  * than once. It must be safe to repeat: a read, a delete that accepts {@code NONODE}, a create that
  * accepts {@code NODEEXISTS}. Sequential creates are not, and recipes recover them themselves.
  *
+ *
+ * <p>Runs on the thread that asked for it (or on the client's background thread for {@link
+ * io.zkcoord.ZkSession#callEventually}); it needs no synchronization of its own unless it shares
+ * state with other threads.
+ *
  * @param <T> what the call returns
  */
 @FunctionalInterface
