@@ -68,6 +68,8 @@ public final class ZkClient implements AutoCloseable {
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
     private static final long TICK_MILLIS = 50;
     private static final int CLOSE_WAIT_MILLIS = 5_000;
+    /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
+    private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
 
     private final Builder config;
     private final RetryLoop retryLoop;
@@ -142,23 +144,50 @@ public final class ZkClient implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public ZkSession session() throws InterruptedException {
+        return awaitSession(Long.MAX_VALUE).orElseThrow();
+    }
+
+    /**
+     * Returns the current session, waiting at most {@code maxWait} for one to be established
+     * (after a {@link ConnectionState#LOST}), and no longer than the retry policy allows. For
+     * callers with a deadline of their own, such as a timed {@code tryLock}.
+     *
+     * @param maxWait how long to wait at most; zero means do not wait
+     * @return the session, or empty if none was established within {@code maxWait}
+     * @throws IllegalArgumentException if {@code maxWait} is null or negative
+     * @throws IllegalStateException if the client is closed, also while waiting
+     * @throws CoordinationException if the retry policy gives up before {@code maxWait} ends
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Optional<ZkSession> session(Duration maxWait) throws InterruptedException {
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must be zero or more, was " + maxWait);
+        }
+        return awaitSession(maxWait.compareTo(Duration.ofDays(365)) > 0 ? Long.MAX_VALUE : maxWait.toNanos());
+    }
+
+    private Optional<ZkSession> awaitSession(long maxWaitNanos) throws InterruptedException {
         long start = clock.nanoTime();
         for (int retries = 0; ; retries++) {
             ensureOpen();
             ZkSession s = session;
             if (s.isAlive()) {
-                return s;
+                return Optional.of(s);
             }
-            Duration elapsed = Duration.ofNanos(clock.nanoTime() - start);
+            long elapsedNanos = clock.nanoTime() - start;
+            if (elapsedNanos >= maxWaitNanos) {
+                return Optional.empty();
+            }
+            Duration elapsed = Duration.ofNanos(elapsedNanos);
             Optional<Duration> delay = config.retryPolicy.retryDelay(retries, elapsed);
             if (delay.isEmpty()) {
                 throw new CoordinationException("no ZooKeeper session at " + config.connectString + " after "
                         + elapsed.toMillis() + " ms under " + config.retryPolicy + "; state " + state);
             }
+            long waitNanos = Math.min(delay.get().toNanos(), maxWaitNanos - elapsedNanos);
             synchronized (sessionChange) {
                 if (session == s && !closed.get()) {
-                    long millis = Math.max(1, delay.get().toMillis());
-                    sessionChange.wait(millis);
+                    sessionChange.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos)));
                 }
             }
         }
@@ -247,29 +276,38 @@ public final class ZkClient implements AutoCloseable {
             return;
         }
         log.info("{}: closing", name);
-        ZkSession s = session;
-        if (s != null) {
-            s.end();
-        }
-        synchronized (sessionChange) {
-            sessionChange.notifyAll();
-        }
+        endCurrentSession();
         // Called by a listener, on the events thread: CLOSED is queued behind the transition being
         // delivered now, so it cannot be waited for here; shutdown() (not shutdownNow()) below
         // lets it run once this listener returns, after the other listeners saw this transition.
         boolean onEventsThread = Thread.currentThread().getName().equals(name + "-events");
         boolean delivered = onEventsThread;
         boolean interrupted = false;
+        CompletableFuture<Void> done = null;
         try {
-            CompletableFuture<Void> done = CompletableFuture.runAsync(() -> transition(ConnectionState.CLOSED), events);
-            if (!onEventsThread) {
-                done.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                delivered = true;
+            // On the events thread, so that a session established just before close() was called
+            // (published after the line above read the old one) is ended too, before CLOSED.
+            done = CompletableFuture.runAsync(() -> {
+                endCurrentSession();
+                transition(ConnectionState.CLOSED);
+            }, events);
+        } catch (RejectedExecutionException e) {
+            log.warn("{}: CLOSED not delivered: the events thread has stopped", name);
+        }
+        if (done != null && !onEventsThread) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+            for (;;) {
+                try {
+                    done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    delivered = true;
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // finish closing first; the flag is set again below
+                } catch (ExecutionException | TimeoutException e) {
+                    log.warn("{}: CLOSED not delivered to every listener", name, e);
+                    break;
+                }
             }
-        } catch (InterruptedException e) {
-            interrupted = true;
-        } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-            log.warn("{}: CLOSED not delivered to every listener", name, e);
         }
         try {
             current.zooKeeper.close(CLOSE_WAIT_MILLIS);
@@ -284,6 +322,17 @@ public final class ZkClient implements AutoCloseable {
         background.shutdownNow();
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Ends the latest session, if still alive, and wakes threads waiting for a session. */
+    private void endCurrentSession() {
+        ZkSession s = session;
+        if (s != null) {
+            s.end();
+        }
+        synchronized (sessionChange) {
+            sessionChange.notifyAll();
         }
     }
 
@@ -373,10 +422,17 @@ public final class ZkClient implements AutoCloseable {
                 }
                 break;
             case Expired:
-                loseSession(h, "ZooKeeper reported the session expired");
+                loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
                 break;
             case AuthFailed:
-                log.error("{}: authentication failed", name);
+                // The handle stops for good without an Expired: the session cannot be used.
+                loseSession(h, "authentication failed (check the authorization given to the builder)",
+                        AUTH_FAILED_REBUILD_DELAY);
+                break;
+            case Closed:
+                // Our own closes are filtered out above (old handles, or closed set first): this
+                // handle stopped by itself, so its session can no longer be trusted.
+                loseSession(h, "the ZooKeeper handle closed itself", Duration.ZERO);
                 break;
             default:
                 break;
@@ -392,12 +448,19 @@ public final class ZkClient implements AutoCloseable {
         long silentNanos = clock.nanoTime() - disconnectedAt;
         if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
             loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
-                    + " ms, the session timeout is " + h.session.timeoutMillis() + " ms");
+                    + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
         }
     }
 
-    /** Events thread. Ends the session of {@code h}, reports LOST and starts a new session. */
-    private void loseSession(Handle h, String why) {
+    /**
+     * Events thread. Ends the session of {@code h}, reports LOST and starts a new session after
+     * {@code rebuildDelay}. Once per handle.
+     */
+    private void loseSession(Handle h, String why, Duration rebuildDelay) {
+        if (h.lost) {
+            return;
+        }
+        h.lost = true;
         log.warn("{}: session 0x{} lost: {}", name, h.session == null ? "?" : Long.toHexString(h.session.id()), why);
         if (h.session != null) {
             h.session.end();
@@ -407,7 +470,11 @@ public final class ZkClient implements AutoCloseable {
         }
         transition(ConnectionState.LOST);
         closeQuietlyInBackground(h.zooKeeper);
-        rebuild();
+        if (rebuildDelay.isZero()) {
+            rebuild();
+        } else {
+            events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Events thread. Makes a new handle; on failure tries again after the policy's delay. */
@@ -472,6 +539,8 @@ public final class ZkClient implements AutoCloseable {
         final ZooKeeper zooKeeper;
         /** Set on the events thread when this handle first connects. */
         ZkSession session;
+        /** Set on the events thread once this handle's session was reported lost. */
+        boolean lost;
 
         Handle() throws IOException {
             zooKeeper = new ZooKeeper(config.connectString, (int) config.sessionTimeout.toMillis(), this, false,

@@ -59,9 +59,13 @@ public final class ZkSession {
         return timeoutMillis;
     }
 
-    /** @return false once this session has been lost or its client closed */
+    /**
+     * @return false once this session has been lost or its client closed, or once its handle has
+     *     stopped (for instance when the ensemble answered that the session expired, a moment
+     *     before the client's state machine reports {@link ConnectionState#LOST})
+     */
     public boolean isAlive() {
-        return alive;
+        return alive && zooKeeper.getState().isAlive();
     }
 
     /**
@@ -78,7 +82,7 @@ public final class ZkSession {
      */
     public <T> T call(String path, ZkCall<T> call) throws KeeperException, InterruptedException {
         return retryLoop.run(path, () -> {
-            if (!alive) {
+            if (!isAlive()) {
                 throw new SessionLostException("session 0x" + Long.toHexString(id) + " ended; cannot continue on " + path);
             }
             return zooKeeper;

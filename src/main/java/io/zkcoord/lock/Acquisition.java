@@ -1,5 +1,7 @@
 package io.zkcoord.lock;
 
+import java.time.Duration;
+
 /**
  * How one acquisition waits: whether an interrupt ends it, and until when it may run.
  *
@@ -35,6 +37,7 @@ final class Acquisition {
     }
 
     private final boolean interruptible;
+    private final boolean bounded;
     private final long deadline;
     private boolean pending;
 
@@ -44,6 +47,7 @@ final class Acquisition {
      */
     Acquisition(boolean interruptible, long timeoutNanos) {
         this.interruptible = interruptible;
+        this.bounded = timeoutNanos < FOREVER;
         this.deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
     }
 
@@ -59,6 +63,16 @@ final class Acquisition {
     /** @return the deadline, by {@link System#nanoTime()} */
     long deadline() {
         return deadline;
+    }
+
+    /** @return true if this acquisition has a deadline; false for {@code lock()} */
+    boolean bounded() {
+        return bounded;
+    }
+
+    /** @return the time left until the deadline; zero once it has passed */
+    Duration remaining() {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
     /** @return true once the deadline has passed */

@@ -1,14 +1,15 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkSession;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One thread's hold of one lock: its node, its fencing token, the session the node belongs to,
  * and how many times the thread has taken it.
  *
- * <p>{@link #count} and {@link #trailingNode} are touched only by the owning thread. {@link #lost}
- * is set by the session-end hook (a library thread) and read by anyone.
+ * <p>{@link #count} and {@link #trailingNode} are touched only by the owning thread. Its state
+ * ({@link #grant()}, {@link #markLost()}) changes by atomic steps: the owner grants, the
+ * session-end hook (a library thread) marks it lost, and whichever comes first decides.
  */
 final class Hold {
 
@@ -26,7 +27,14 @@ final class Hold {
      */
     String trailingNode;
 
-    private final AtomicBoolean lost = new AtomicBoolean();
+    /**
+     * The life of a hold. {@code PENDING -> GRANTED -> LOST}, or {@code PENDING -> LOST} when the
+     * session ended before the owner could be told it holds: then nobody is told of a loss, and the
+     * owner queues again.
+     */
+    private enum State { PENDING, GRANTED, LOST }
+
+    private final AtomicReference<State> state = new AtomicReference<>(State.PENDING);
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
@@ -45,12 +53,18 @@ final class Hold {
         cancelLossHook.run();
     }
 
-    /** @return true the first time only: the caller reports the loss */
+    /** @return true if the hold is now granted; false if its session ended first */
+    boolean grant() {
+        return state.compareAndSet(State.PENDING, State.GRANTED);
+    }
+
+    /** @return true the first time a granted hold is lost: the caller reports the loss */
     boolean markLost() {
-        return lost.compareAndSet(false, true);
+        State previous = state.getAndSet(State.LOST);
+        return previous == State.GRANTED;
     }
 
     boolean isLost() {
-        return lost.get();
+        return state.get() == State.LOST;
     }
 }

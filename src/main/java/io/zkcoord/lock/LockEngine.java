@@ -84,7 +84,14 @@ final class LockEngine {
         Acquisition acquisition = new Acquisition(interruptible, timeoutNanos);
         try {
             for (;;) {
-                ZkSession session = acquisition.run(client::session);
+                // After a session loss the client may still be building the next session: a timed
+                // acquisition waits for it only until its deadline.
+                ZkSession session = acquisition.bounded()
+                        ? acquisition.run(() -> client.session(acquisition.remaining())).orElse(null)
+                        : acquisition.run(client::session);
+                if (session == null) {
+                    return false;
+                }
                 LockRecipe.Enqueued own = null;
                 LockRecipe.Outcome outcome;
                 boolean downgraded = false;
@@ -107,11 +114,11 @@ final class LockEngine {
                     }
                     throw e;
                 }
-                if (outcome == LockRecipe.Outcome.HELD) {
-                    // A downgraded read carries the write hold's token: its own node was created after
-                    // any writer queued behind the write node, so its czxid would exceed that writer's
-                    // token, and the resource would refuse the writer once the read hold had written.
-                    grant(me, own, downgraded ? downgradeFrom.fencingToken : own.czxid());
+                // A downgraded read carries the write hold's token: its own node was created after
+                // any writer queued behind the write node, so its czxid would exceed that writer's
+                // token, and the resource would refuse the writer once the read hold had written.
+                if (outcome == LockRecipe.Outcome.HELD
+                        && grant(me, own, downgraded ? downgradeFrom.fencingToken : own.czxid())) {
                     return true;
                 }
                 if (outcome == LockRecipe.Outcome.TIMED_OUT) {
@@ -120,7 +127,8 @@ final class LockEngine {
                     }
                     return false;
                 }
-                // GONE: the node went with its session (or was deleted by hand): queue again.
+                // GONE (or granted on a session that ended at that moment): the node went with its
+                // session, or was deleted by hand: queue again.
                 ensureOpen();
                 if (acquisition.expired()) {
                     return false;
@@ -133,11 +141,23 @@ final class LockEngine {
         }
     }
 
-    private void grant(Thread me, LockRecipe.Enqueued own, long fencingToken) {
+    /**
+     * Records the hold, unless its session ended after the queue said "held": then the node is
+     * gone and the caller queues again.
+     *
+     * @return true if the thread now holds the lock
+     */
+    private boolean grant(Thread me, LockRecipe.Enqueued own, long fencingToken) {
         Hold hold = new Hold(own.session(), own.path(), own.node(), fencingToken);
-        holds.put(me, hold);
         hold.lossHook(own.session().onEnd(() -> lost(hold)));
-        log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), fencingToken);
+        if (!hold.grant()) {
+            return false;
+        }
+        holds.put(me, hold);
+        if (log.isDebugEnabled()) {
+            log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), fencingToken);
+        }
+        return true;
     }
 
     /** Session-end hook of a hold. */

@@ -294,7 +294,12 @@ final class LockRecipe {
         }, acquisition);
     }
 
-    /** Removes a watch nobody waits for any more, so the server does not keep it. Best effort. */
+    /**
+     * Drops a watch nobody waits for any more from this client, so its watcher is not kept. Best
+     * effort. The server keeps its side of the watch (ZooKeeper removes a server watch only with
+     * every watcher of the path, which would take other threads' watches of this session along):
+     * when the node goes, one notification is sent and ignored.
+     */
     private void forgetWatch(ZkSession session, String path, Waiter waiter) {
         if (!session.isAlive()) {
             return;
@@ -343,16 +348,22 @@ final class LockRecipe {
     void release(ZkSession session, String... paths) {
         Acquisition acquisition = Acquisition.uninterruptible();
         try {
-            for (String path : paths) {
-                if (path == null) {
+            for (int i = 0; i < paths.length; i++) {
+                if (paths[i] == null) {
                     continue;
                 }
                 try {
-                    call(session, path, deleteCall(path), acquisition);
+                    call(session, paths[i], deleteCall(paths[i]), acquisition);
                 } catch (SessionLostException e) {
-                    return; // the node went with its session
+                    return; // the nodes went with their session
                 } catch (CoordinationException e) {
-                    session.callEventually(path, deleteCall(path));
+                    // This node and every one after it (a downgrade's kept write node) must still go,
+                    // or a writer queued behind them would wait until the session ends.
+                    for (int j = i; j < paths.length; j++) {
+                        if (paths[j] != null) {
+                            session.callEventually(paths[j], deleteCall(paths[j]));
+                        }
+                    }
                     throw e;
                 }
             }
@@ -376,6 +387,7 @@ final class LockRecipe {
     private void forgetAttempt(ZkSession session, String attemptId) {
         String prefix = LockNode.prefix(kind, attemptId);
         deleteSoon(session, dir, zk -> {
+            sync(zk); // the lost create may not have reached this server yet
             Enqueued found = find(zk, session, prefix);
             if (found != null) {
                 deleteCall(found.path()).call(zk);

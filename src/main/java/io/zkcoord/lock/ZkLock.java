@@ -34,7 +34,9 @@ import java.util.concurrent.locks.Lock;
  *       is closed), every hold of that session is lost: {@link #isHeldByCurrentThread()} turns
  *       false for its thread and every {@link LockLossListener} runs once per hold. A thread
  *       waiting in {@code lock()} or a timed {@code tryLock} queues again in the new session,
- *       losing its place.
+ *       losing its place (a timed one only until its deadline). A thread whose hold was lost
+ *       still owns it locally until it calls {@code unlock()}; until then every acquire method
+ *       throws {@link IllegalMonitorStateException} rather than pretend a nested hold.
  *   <li><b>Closed client.</b> Acquiring throws {@link IllegalStateException}; closing the client
  *       wakes every waiter, which then throws {@link IllegalStateException}.
  *   <li>{@link #newCondition()} throws {@link UnsupportedOperationException}.

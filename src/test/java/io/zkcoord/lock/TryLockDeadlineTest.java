@@ -10,8 +10,10 @@ import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.testing.Await;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +96,33 @@ class TryLockDeadlineTest {
         server.restart();
         assertTrue(token.get(30, TimeUnit.SECONDS) > 0);
         Await.until("no node left under " + PATH, Duration.ofSeconds(10), () -> children().isEmpty());
+    }
+
+    /** After LOST, while no new session can be made, tryLock(300 ms) and tryLock() return false on time. */
+    @Test
+    void timedTryLockDoesNotWaitForANewSessionBeyondItsDeadline() throws Exception {
+        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 100, -1, Map.of());
+        try (TestingServer fast = new TestingServer(spec, true);
+             ZkClient lost = ZkClient.builder()
+                     .connectString(fast.getConnectString())
+                     .sessionTimeout(Duration.ofMillis(1500))
+                     .retryPolicy(RetryPolicy.forever(Duration.ofMillis(100)))
+                     .build()) {
+            ZkMutex mutex = new ZkMutex(lost, PATH);
+            fast.stop();
+            Await.until("client reports LOST by itself", Duration.ofSeconds(15),
+                    () -> lost.state() == ConnectionState.LOST);
+
+            long start = System.nanoTime();
+            assertFalse(mutex.tryLock(300, TimeUnit.MILLISECONDS));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis < 3_000, "tryLock(300 ms) took " + tookMillis + " ms");
+
+            start = System.nanoTime();
+            assertFalse(mutex.tryLock());
+            tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis < 3_000, "tryLock() took " + tookMillis + " ms");
+        }
     }
 
     private List<String> children() {
