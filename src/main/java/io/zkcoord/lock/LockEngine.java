@@ -80,7 +80,6 @@ final class LockEngine {
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
-        boolean downgrade = downgradeFrom != null;
         Acquisition acquisition = new Acquisition(interruptible, timeoutNanos);
         try {
             for (;;) {
@@ -99,7 +98,8 @@ final class LockEngine {
                     own = recipe.enqueue(session, acquisition);
                     // The downgrade is granted only while the write hold's session is the one the read
                     // node was made in; a write hold lost meanwhile gives no right to skip the queue.
-                    downgraded = downgrade && own.session() == downgradeFrom.session && !downgradeFrom.isLost();
+                    downgraded = downgradeFrom != null && own.session() == downgradeFrom.session
+                            && !downgradeFrom.isLost();
                     outcome = downgraded ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, acquisition);
                 } catch (SessionLostException e) {
                     // The session ended (lost, or the client closed) during one of the calls: any node

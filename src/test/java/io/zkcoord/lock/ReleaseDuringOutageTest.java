@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,15 +86,6 @@ class ReleaseDuringOutageTest {
     }
 
     private List<String> children() {
-        try {
-            return other.zooKeeper().getChildren(PATH, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return LockQueue.children(other, PATH);
     }
 }

@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -126,15 +125,6 @@ class TryLockDeadlineTest {
     }
 
     private List<String> children() {
-        try {
-            return client.zooKeeper().getChildren(PATH, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return LockQueue.children(client, PATH);
     }
 }

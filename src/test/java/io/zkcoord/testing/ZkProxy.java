@@ -581,16 +581,13 @@ public final class ZkProxy implements AutoCloseable {
             forward(true, buf, 0, end);
             LOG.debug("{}: forwarded create (type {}, xid {}), cutting", name(), type, xid);
             closeQuietly(client);
-            Thread fallback = new Thread(() -> {
-                try {
-                    Thread.sleep(CUT_SERVER_CLOSE_FALLBACK_MS);
-                } catch (InterruptedException e) {
-                    // close now
-                }
-                closeBoth();
-            }, name() + "-cut");
-            fallback.setDaemon(true);
-            fallback.start();
+            // Normally the server's reply closes the link (serverToClient); if it never comes, close
+            // anyway after the fallback delay, on a daemon thread of its own (not the common pool).
+            CompletableFuture.delayedExecutor(CUT_SERVER_CLOSE_FALLBACK_MS, TimeUnit.MILLISECONDS, task -> {
+                Thread t = new Thread(task, name() + "-cut");
+                t.setDaemon(true);
+                t.start();
+            }).execute(this::closeBoth);
             if (linkClosed) {
                 claimed.complete(null);
             }
