@@ -1,10 +1,9 @@
 package io.zkcoord;
 
-import io.zkcoord.retry.RetryLoop;
+import io.zkcoord.internal.ClientServices;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.retry.ZkCall;
 import io.zkcoord.time.Clock;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,27 +11,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Owns the ZooKeeper session of one application and tells the truth about it. Keep one per
@@ -58,55 +45,34 @@ import org.slf4j.LoggerFactory;
  * closes the dead handle and builds a new session on its own, retrying until it connects or is
  * closed; {@link #zooKeeper()} then returns the new handle.
  *
+ * <h2>Listeners and callbacks</h2>
+ * {@link ConnectionListener}s run on one library thread, in order; whatever one throws (any
+ * {@link Throwable}) is logged and the others are still told. User code the recipes run (loss
+ * listeners, completions of the futures they return) runs on a library thread of its own, never on
+ * ZooKeeper's.
+ *
  * <h2>Thread-safety</h2>
- * Thread-safe. State changes are made on one library thread, which also runs the {@link
- * ConnectionListener}s, in order; {@link #state()} and {@link #zooKeeper()} read volatile fields.
+ * Thread-safe. The session lifecycle is one state machine ({@code SessionLifecycle}) whose
+ * transitions all run on one library thread; {@link #state()} and {@link #zooKeeper()} read
+ * volatile fields.
  */
 public final class ZkClient implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(ZkClient.class);
     private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
-    private static final long TICK_MILLIS = 50;
-    private static final int CLOSE_WAIT_MILLIS = 5_000;
-    /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
-    private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
 
-    private final Builder config;
-    private final RetryLoop retryLoop;
-    private final Clock clock;
-    private final String name;
-    /** Runs every state change and every listener call, in order. */
-    private final ScheduledExecutorService events;
-    /** Runs {@link ZkSession#callEventually} clean-up work. */
-    private final ThreadPoolExecutor background;
-    private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Object sessionChange = new Object();
+    static {
+        ClientServices.provide(client -> client.services);
+    }
 
-    /** Written on the events thread only. */
-    private volatile ConnectionState state;
-    /** The handle in use: the only one whose events count. Written on the events thread only. */
-    private volatile Handle current;
-    /** The latest established session; written on the events thread only. */
-    private volatile ZkSession session;
-    /** When the disconnection now in force was seen, by {@link #clock}. Events thread only. */
-    private long disconnectedAt;
-    /** Events thread only. */
-    private int rebuildAttempts;
+    private final ClientSettings settings;
+    private final SessionLifecycle lifecycle;
+    private final ClientServices services;
 
-    private ZkClient(Builder config) {
-        this.config = config;
-        this.clock = config.clock;
-        this.retryLoop = new RetryLoop(config.retryPolicy, config.clock);
-        this.name = "zkcoord-" + CLIENT_IDS.incrementAndGet();
-        ScheduledThreadPoolExecutor eventsExecutor = new ScheduledThreadPoolExecutor(1, daemon(name + "-events"));
-        // After shutdown() the tasks already queued (the CLOSED transition) still run, but no
-        // periodic check and no delayed rebuild keeps the thread alive.
-        eventsExecutor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
-        eventsExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.events = eventsExecutor;
-        this.background = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                daemon(name + "-background"));
+    private ZkClient(ClientSettings settings) {
+        this.settings = settings;
+        this.lifecycle = new SessionLifecycle(settings, "zkcoord-" + CLIENT_IDS.incrementAndGet());
+        this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
+                lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot());
     }
 
     /** @return a builder with the defaults documented on each of its methods */
@@ -122,7 +88,7 @@ public final class ZkClient implements AutoCloseable {
      */
     public ZooKeeper zooKeeper() {
         ensureOpen();
-        return current.zooKeeper;
+        return lifecycle.zooKeeper();
     }
 
     /**
@@ -132,7 +98,7 @@ public final class ZkClient implements AutoCloseable {
      */
     public long sessionId() {
         ensureOpen();
-        return session.id();
+        return lifecycle.session().id();
     }
 
     /**
@@ -167,28 +133,29 @@ public final class ZkClient implements AutoCloseable {
     }
 
     private Optional<ZkSession> awaitSession(long maxWaitNanos) throws InterruptedException {
+        Clock clock = settings.clock();
         long start = clock.nanoTime();
         for (int retries = 0; ; retries++) {
             ensureOpen();
-            ZkSession s = session;
-            if (s.isAlive()) {
-                return Optional.of(s);
+            CompletableFuture<ZkSession> live = lifecycle.liveSession();
+            if (live.isDone() && !live.isCompletedExceptionally()) {
+                return Optional.of(live.join());
             }
             long elapsedNanos = clock.nanoTime() - start;
             if (elapsedNanos >= maxWaitNanos) {
                 return Optional.empty();
             }
             Duration elapsed = Duration.ofNanos(elapsedNanos);
-            Optional<Duration> delay = config.retryPolicy.retryDelay(retries, elapsed);
+            Optional<Duration> delay = settings.retryPolicy().retryDelay(retries, elapsed);
             if (delay.isEmpty()) {
-                throw new CoordinationException("no ZooKeeper session at " + config.connectString + " after "
-                        + elapsed.toMillis() + " ms under " + config.retryPolicy + "; state " + state);
+                throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " after "
+                        + elapsed.toMillis() + " ms under " + settings.retryPolicy() + "; state " + state());
             }
             long waitNanos = Math.min(delay.get().toNanos(), maxWaitNanos - elapsedNanos);
-            synchronized (sessionChange) {
-                if (session == s && !closed.get()) {
-                    sessionChange.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos)));
-                }
+            try {
+                live.get(Math.max(1, waitNanos), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // closed (checked at the top of the loop), or not yet: count a retry
             }
         }
     }
@@ -197,7 +164,9 @@ public final class ZkClient implements AutoCloseable {
      * Runs {@code call} under the client's retry policy on whatever session is current at each
      * try. For calls that do not depend on one session (reading shared data, creating persistent
      * nodes); calls tied to a session use {@link ZkSession#call}. A session expiry during the call
-     * is therefore passing, like a connection loss: the next try goes to the new session.
+     * is therefore passing, like a connection loss: the next try goes to the new session. The call
+     * is synchronous: while the network is silent it may block until ZooKeeper gives up on the
+     * connection.
      *
      * @param path the znode concerned, for messages
      * @param call the call; it must be safe to repeat
@@ -209,7 +178,7 @@ public final class ZkClient implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting
      */
     public <T> T call(String path, ZkCall<T> call) throws KeeperException, InterruptedException {
-        return retryLoop.runOnAnySession(path, this::zooKeeper, call);
+        return lifecycle.retryLoop().runOnAnySession(path, this::zooKeeper, call);
     }
 
     /**
@@ -217,31 +186,32 @@ public final class ZkClient implements AutoCloseable {
      *     been called, even before the listeners have been told
      */
     public ConnectionState state() {
-        return closed.get() ? ConnectionState.CLOSED : state;
+        return lifecycle.state();
     }
 
     /** @return the ACL given to every node the recipes create */
     public List<ACL> acl() {
-        return config.acl;
+        return settings.acl();
     }
 
     /** @return the retry policy for operations of this client */
     public RetryPolicy retryPolicy() {
-        return config.retryPolicy;
+        return settings.retryPolicy();
     }
 
     /** @return the clock this client measures time with */
     public Clock clock() {
-        return clock;
+        return settings.clock();
     }
 
     /** @return the connect string this client was built with */
     public String connectString() {
-        return config.connectString;
+        return settings.connectString();
     }
 
     /**
      * Adds a listener that sees every later transition once, in order, on a library thread.
+     * Whatever it throws is logged; the other listeners are still told.
      *
      * @throws IllegalArgumentException if {@code listener} is null
      * @throws IllegalStateException if the client is closed
@@ -251,312 +221,41 @@ public final class ZkClient implements AutoCloseable {
             throw new IllegalArgumentException("listener is null");
         }
         ensureOpen();
-        listeners.add(listener);
+        lifecycle.addListener(listener);
     }
 
     /** Removes a listener; does nothing if it was not added. */
     public void removeConnectionListener(ConnectionListener listener) {
-        listeners.remove(listener);
+        lifecycle.removeListener(listener);
     }
 
     /** @return true once {@link #close()} has been called */
     public boolean isClosed() {
-        return closed.get();
+        return lifecycle.isClosed();
     }
 
     /**
      * Ends the session, so every ephemeral node and lock of it goes at once, and stops the
-     * client's threads. Threads waiting for a lock of this client wake and throw {@link
-     * IllegalStateException}; holds end and their loss listeners run. Listeners see {@link
-     * ConnectionState#CLOSED}. Idempotent.
+     * client's threads. Threads waiting for a lock of this client wake at once and throw {@link
+     * IllegalStateException}; pending asynchronous acquisitions fail with it; holds and leases end
+     * and their loss listeners run. Listeners see {@link ConnectionState#CLOSED}. Returns within
+     * about a second whatever the network does: if the ensemble cannot be told (a silent
+     * network), the handle is closed in the background and the ensemble expires the session after
+     * its timeout. Idempotent.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        log.info("{}: closing", name);
-        endCurrentSession();
-        // Called by a listener, on the events thread: CLOSED is queued behind the transition being
-        // delivered now, so it cannot be waited for here; shutdown() (not shutdownNow()) below
-        // lets it run once this listener returns, after the other listeners saw this transition.
-        boolean onEventsThread = Thread.currentThread().getName().equals(name + "-events");
-        boolean delivered = onEventsThread;
-        boolean interrupted = false;
-        CompletableFuture<Void> done = null;
-        try {
-            // On the events thread, so that a session established just before close() was called
-            // (published after the line above read the old one) is ended too, before CLOSED.
-            done = CompletableFuture.runAsync(() -> {
-                endCurrentSession();
-                transition(ConnectionState.CLOSED);
-            }, events);
-        } catch (RejectedExecutionException e) {
-            log.warn("{}: CLOSED not delivered: the events thread has stopped", name);
-        }
-        if (done != null && !onEventsThread) {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
-            for (;;) {
-                try {
-                    done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    delivered = true;
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // finish closing first; the flag is set again below
-                } catch (ExecutionException | TimeoutException e) {
-                    log.warn("{}: CLOSED not delivered to every listener", name, e);
-                    break;
-                }
-            }
-        }
-        try {
-            current.zooKeeper.close(CLOSE_WAIT_MILLIS);
-        } catch (InterruptedException e) {
-            interrupted = true;
-        }
-        if (delivered) {
-            events.shutdown();
-        } else {
-            events.shutdownNow(); // a listener is stuck: interrupt it rather than leak the thread
-        }
-        background.shutdownNow();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Ends the latest session, if still alive, and wakes threads waiting for a session. */
-    private void endCurrentSession() {
-        ZkSession s = session;
-        if (s != null) {
-            s.end();
-        }
-        synchronized (sessionChange) {
-            sessionChange.notifyAll();
-        }
+        lifecycle.close();
     }
 
     @Override
     public String toString() {
-        return name + "[" + config.connectString + ", " + state + ", " + session + "]";
-    }
-
-    // ---------------------------------------------------------------- connecting
-
-    private void start() {
-        CompletableFuture<Void> first = new CompletableFuture<>();
-        listeners.add(state -> {
-            if (state == ConnectionState.CONNECTED) {
-                first.complete(null);
-            }
-        });
-        try {
-            events.submit(() -> {
-                try {
-                    current = new Handle();
-                } catch (IOException | RuntimeException e) {
-                    first.completeExceptionally(e);
-                }
-                return null;
-            }).get();
-            events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-            first.get(config.connectionTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            abandonStart();
-            Thread.currentThread().interrupt();
-            throw new CoordinationException("interrupted while connecting to " + config.connectString, e);
-        } catch (ExecutionException | TimeoutException e) {
-            abandonStart();
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new CoordinationException("no ZooKeeper session at " + config.connectString + " within "
-                    + config.connectionTimeout.toMillis() + " ms", cause);
-        } finally {
-            listeners.clear();
-        }
-    }
-
-    private void abandonStart() {
-        closed.set(true);
-        Handle h = current;
-        if (h != null) {
-            try {
-                h.zooKeeper.close(CLOSE_WAIT_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        events.shutdownNow();
-        background.shutdownNow();
-        try {
-            events.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Events thread. The state machine: one ZooKeeper event of one handle. */
-    private void onEvent(Handle h, WatchedEvent event) {
-        if (h != current || closed.get() || event.getType() != Watcher.Event.EventType.None) {
-            return;
-        }
-        switch (event.getState()) {
-            case SyncConnected:
-                if (h.session == null) {
-                    h.session = new ZkSession(h.zooKeeper, retryLoop, background);
-                    rebuildAttempts = 0;
-                    synchronized (sessionChange) {
-                        session = h.session;
-                        sessionChange.notifyAll();
-                    }
-                    log.info("{}: session 0x{} established, timeout {} ms", name,
-                            Long.toHexString(h.session.id()), h.session.timeoutMillis());
-                    transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
-                } else if (state == ConnectionState.SUSPENDED) {
-                    transition(ConnectionState.RECONNECTED);
-                }
-                break;
-            case Disconnected:
-                if (state != null && state.isConnected()) {
-                    disconnectedAt = clock.nanoTime();
-                    transition(ConnectionState.SUSPENDED);
-                }
-                break;
-            case Expired:
-                loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
-                break;
-            case AuthFailed:
-                // The handle stops for good without an Expired: the session cannot be used.
-                loseSession(h, "authentication failed (check the authorization given to the builder)",
-                        AUTH_FAILED_REBUILD_DELAY);
-                break;
-            case Closed:
-                // Our own closes are filtered out above (old handles, or closed set first): this
-                // handle stopped by itself, so its session can no longer be trusted.
-                loseSession(h, "the ZooKeeper handle closed itself", Duration.ZERO);
-                break;
-            default:
-                break;
-        }
-    }
-
-    /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
-    private void checkPresumedLoss() {
-        Handle h = current;
-        if (state != ConnectionState.SUSPENDED || h == null || h.session == null || closed.get()) {
-            return;
-        }
-        long silentNanos = clock.nanoTime() - disconnectedAt;
-        if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
-            loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
-                    + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
-        }
-    }
-
-    /**
-     * Events thread. Ends the session of {@code h}, reports LOST and starts a new session after
-     * {@code rebuildDelay}. Once per handle.
-     */
-    private void loseSession(Handle h, String why, Duration rebuildDelay) {
-        if (h.lost) {
-            return;
-        }
-        h.lost = true;
-        log.warn("{}: session 0x{} lost: {}", name, h.session == null ? "?" : Long.toHexString(h.session.id()), why);
-        if (h.session != null) {
-            h.session.end();
-        }
-        synchronized (sessionChange) {
-            sessionChange.notifyAll();
-        }
-        transition(ConnectionState.LOST);
-        closeQuietlyInBackground(h.zooKeeper);
-        if (rebuildDelay.isZero()) {
-            rebuild();
-        } else {
-            events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** Events thread. Makes a new handle; on failure tries again after the policy's delay. */
-    private void rebuild() {
-        if (closed.get()) {
-            return;
-        }
-        try {
-            current = new Handle();
-        } catch (IOException | RuntimeException e) {
-            Duration delay = config.retryPolicy.retryDelay(rebuildAttempts++, Duration.ZERO)
-                    .orElseGet(() -> {
-                        rebuildAttempts = 0;
-                        return Duration.ofSeconds(1);
-                    });
-            log.warn("{}: cannot start a new session, next try in {} ms", name, delay.toMillis(), e);
-            events.schedule(this::rebuild, delay.toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /** Events thread. */
-    private void transition(ConnectionState next) {
-        state = next;
-        log.info("{}: {}", name, next);
-        for (ConnectionListener l : listeners) {
-            try {
-                l.stateChanged(next);
-            } catch (RuntimeException e) {
-                log.error("{}: connection listener {} failed on {}", name, l, next, e);
-            }
-        }
-    }
-
-    private void closeQuietlyInBackground(ZooKeeper zk) {
-        Thread t = new Thread(() -> {
-            try {
-                zk.close(CLOSE_WAIT_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, name + "-close-old-session");
-        t.setDaemon(true);
-        t.start();
+        return lifecycle.name() + "[" + settings.connectString() + ", " + state() + ", " + lifecycle.session() + "]";
     }
 
     private void ensureOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException(name + " is closed");
-        }
-    }
-
-    private static ThreadFactory daemon(String threadName) {
-        return r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
-    /** One raw ZooKeeper handle and the session it established, if any. */
-    private final class Handle implements Watcher {
-        final ZooKeeper zooKeeper;
-        /** Set on the events thread when this handle first connects. */
-        ZkSession session;
-        /** Set on the events thread once this handle's session was reported lost. */
-        boolean lost;
-
-        Handle() throws IOException {
-            zooKeeper = new ZooKeeper(config.connectString, (int) config.sessionTimeout.toMillis(), this, false,
-                    config.clientConfig);
-            for (Builder.Auth auth : config.auths) {
-                zooKeeper.addAuthInfo(auth.scheme(), auth.credentials());
-            }
-        }
-
-        @Override
-        public void process(WatchedEvent event) {
-            try {
-                events.execute(() -> onEvent(this, event));
-            } catch (RejectedExecutionException closing) {
-                // the client is closing: no state change matters any more
-            }
+        if (lifecycle.isClosed()) {
+            throw new IllegalStateException(lifecycle.name() + " is closed");
         }
     }
 
@@ -566,15 +265,11 @@ public final class ZkClient implements AutoCloseable {
      */
     public static final class Builder {
 
-        /** An authentication to add to every session. */
-        record Auth(String scheme, byte[] credentials) {
-        }
-
         private String connectString;
         private Duration sessionTimeout = Duration.ofSeconds(10);
         private Duration connectionTimeout = Duration.ofSeconds(15);
         private RetryPolicy retryPolicy = RetryPolicy.defaultPolicy();
-        private final List<Auth> auths = new ArrayList<>();
+        private final List<ClientSettings.Auth> auths = new ArrayList<>();
         private List<ACL> acl;
         private ZKClientConfig clientConfig = new ZKClientConfig();
         private Clock clock = Clock.system();
@@ -626,7 +321,7 @@ public final class ZkClient implements AutoCloseable {
             if (scheme == null || scheme.isBlank() || credentials == null) {
                 throw new IllegalArgumentException("authorization needs a scheme and credentials");
             }
-            auths.add(new Auth(scheme, credentials.clone()));
+            auths.add(new ClientSettings.Auth(scheme, credentials.clone()));
             return this;
         }
 
@@ -676,28 +371,15 @@ public final class ZkClient implements AutoCloseable {
             if (connectString == null) {
                 throw new IllegalArgumentException("connectString is required");
             }
-            Builder snapshot = copy();
-            if (snapshot.acl == null) {
-                // Decided per build, not stored here: an authorization added before a later
-                // build() must still switch that client's default to CREATOR_ALL_ACL.
-                snapshot.acl = aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
-            }
-            ZkClient client = new ZkClient(snapshot);
-            client.start();
+            // The default ACL is decided per build, not stored here: an authorization added before a
+            // later build() must still switch that client's default to CREATOR_ALL_ACL.
+            List<ACL> nodeAcl = acl != null ? acl
+                    : aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
+            ClientSettings settings = new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
+                    List.copyOf(auths), nodeAcl, clientConfig, clock);
+            ZkClient client = new ZkClient(settings);
+            client.lifecycle.start();
             return client;
-        }
-
-        private Builder copy() {
-            Builder b = new Builder();
-            b.connectString = connectString;
-            b.sessionTimeout = sessionTimeout;
-            b.connectionTimeout = connectionTimeout;
-            b.retryPolicy = retryPolicy;
-            b.auths.addAll(auths);
-            b.acl = acl;
-            b.clientConfig = clientConfig;
-            b.clock = clock;
-            return b;
         }
 
         /**

@@ -4,9 +4,6 @@ import io.zkcoord.retry.RetryLoop;
 import io.zkcoord.retry.ZkCall;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
@@ -32,16 +29,14 @@ public final class ZkSession {
     private final long id;
     private final int timeoutMillis;
     private final RetryLoop retryLoop;
-    private final Executor background;
     private final Map<Object, Runnable> endHooks = new ConcurrentHashMap<>();
     private volatile boolean alive = true;
 
-    ZkSession(ZooKeeper zooKeeper, RetryLoop retryLoop, Executor background) {
+    ZkSession(ZooKeeper zooKeeper, RetryLoop retryLoop) {
         this.zooKeeper = zooKeeper;
         this.id = zooKeeper.getSessionId();
         this.timeoutMillis = zooKeeper.getSessionTimeout();
         this.retryLoop = retryLoop;
-        this.background = background;
     }
 
     /** @return the raw handle of this session; requests on it fail once the session has ended */
@@ -91,7 +86,8 @@ public final class ZkSession {
 
     /**
      * Registers {@code hook} to run once when this session ends. If it has already ended the hook
-     * runs at once on the calling thread. Hooks run on a library thread and must be quick.
+     * runs at once on the calling thread. Hooks run on a library thread and must be quick; what
+     * one throws (any {@link Throwable}) is logged and the other hooks still run.
      *
      * @param hook what to run
      * @return cancels the registration; does nothing once the hook has run
@@ -103,48 +99,6 @@ public final class ZkSession {
             runHook(endHooks.remove(key));
         }
         return () -> endHooks.remove(key);
-    }
-
-    /**
-     * Runs {@code call} in the background until it succeeds or this session ends, retrying
-     * connection loss indefinitely. For clean-up that must not be forgotten (deleting a lock node
-     * whose release was cut off) and that nobody waits for.
-     *
-     * @param path the znode concerned, for messages
-     * @param call the call; it must be safe to repeat
-     */
-    public void callEventually(String path, ZkCall<?> call) {
-        try {
-            background.execute(() -> runEventually(path, call));
-        } catch (RejectedExecutionException closed) {
-            log.debug("client closed; dropping background work on {} (the session ends with it)", path);
-        }
-    }
-
-    private void runEventually(String path, ZkCall<?> call) {
-        while (alive) {
-            try {
-                call.call(zooKeeper);
-                return;
-            } catch (KeeperException.ConnectionLossException | KeeperException.OperationTimeoutException
-                    | KeeperException.SessionMovedException e) {
-                log.debug("background work on {} waits for the connection: {}", path, e.code());
-            } catch (KeeperException e) {
-                if (e.code() != KeeperException.Code.SESSIONEXPIRED) {
-                    log.warn("background work on {} failed: {}", path, e.code());
-                }
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
     }
 
     /** Marks the session ended and runs every hook once. Called by the client only. */
@@ -161,8 +115,9 @@ public final class ZkSession {
         }
         try {
             hook.run();
-        } catch (RuntimeException e) {
-            log.error("session end hook failed", e);
+        } catch (Throwable t) {
+            // Whatever a hook throws, the other hooks still run and the client goes on.
+            log.error("session end hook failed", t);
         }
     }
 

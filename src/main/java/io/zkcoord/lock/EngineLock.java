@@ -1,5 +1,9 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.ZkLease;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
@@ -19,7 +23,7 @@ abstract class EngineLock implements ZkLock {
     @Override
     public void lock() {
         try {
-            engine.acquire(Acquisition.FOREVER, false);
+            engine.acquire(Waits.FOREVER, false);
         } catch (InterruptedException e) {
             throw new IllegalStateException("uninterruptible acquisition interrupted", e);
         }
@@ -28,7 +32,7 @@ abstract class EngineLock implements ZkLock {
     /** Blocks until held or interrupted (see {@link ZkLock}). */
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        engine.acquire(Acquisition.FOREVER, true);
+        engine.acquire(Waits.FOREVER, true);
     }
 
     /** One look, no wait (see {@link ZkLock}). Keeps the interrupt status. */
@@ -48,6 +52,33 @@ abstract class EngineLock implements ZkLock {
             throw new IllegalArgumentException("unit must not be null");
         }
         return engine.acquire(unit.toNanos(time), true);
+    }
+
+    @Override
+    public ZkLease acquire() throws InterruptedException {
+        return engine.lease(Waits.FOREVER).orElseThrow();
+    }
+
+    @Override
+    public Optional<ZkLease> tryAcquire(Duration maxWait) throws InterruptedException {
+        if (maxWait == null) {
+            throw new IllegalArgumentException("maxWait must not be null");
+        }
+        return engine.lease(nanos(maxWait));
+    }
+
+    @Override
+    public CompletableFuture<ZkLease> acquireAsync() {
+        return engine.leaseAsync();
+    }
+
+    /** @return the duration in nanoseconds; durations too long to count so are forever */
+    private static long nanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? 0 : Waits.FOREVER;
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkSession;
+import io.zkcoord.queue.QueueNode;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -16,7 +17,7 @@ final class Hold {
     final ZkSession session;
     /** Full path of the node that holds the lock. */
     final String nodePath;
-    final LockNode node;
+    final QueueNode node;
     final long fencingToken;
 
     /** Reentrant count. Owner thread only. */
@@ -38,7 +39,7 @@ final class Hold {
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
-    Hold(ZkSession session, String nodePath, LockNode node, long fencingToken) {
+    Hold(ZkSession session, String nodePath, QueueNode node, long fencingToken) {
         this.session = session;
         this.nodePath = nodePath;
         this.node = node;

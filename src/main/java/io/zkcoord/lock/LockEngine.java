@@ -1,30 +1,46 @@
 package io.zkcoord.lock;
 
-import io.zkcoord.SessionLostException;
 import io.zkcoord.ZkClient;
-import io.zkcoord.ZkSession;
+import io.zkcoord.ZkLease;
+import io.zkcoord.internal.ClientServices;
+import io.zkcoord.queue.Acquisition;
+import io.zkcoord.queue.Grant;
+import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.QueueNode;
+import io.zkcoord.queue.QueuePaths;
+import io.zkcoord.queue.QueueRule;
+import io.zkcoord.queue.Turn;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one lock (a mutex, or one side of a read/write lock) for the threads of this JVM: who holds
- * it, reentrancy, timeouts and interrupts, session loss. The ZooKeeper protocol itself is in
- * {@link LockRecipe}.
+ * Runs one lock (a mutex, or one side of a read/write lock) over the queue core: thread holds
+ * (reentrancy, interrupts, downgrade), leases, and what a session loss means to each. The
+ * ZooKeeper protocol is the core's ({@link Acquisition}); the rule is {@link LockRule}.
  *
- * <p>Thread-safe. {@link #holds} is a concurrent map from each holding thread to its {@link Hold};
- * only that thread adds or removes its entry. Loss is marked on the hold by the session-end hook.
+ * <p>Thread-safe. {@link #holds} maps each holding thread to its {@link Hold}; only that thread adds
+ * or removes its entry. Loss is marked on the hold by the session-end hook.
  */
 final class LockEngine {
 
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    /** The rule of a downgrade: the write hold already excludes everyone, the read node holds at once. */
+    private static final QueueRule HELD_AT_ONCE = (queue, own) -> QueueRule.positionOf(queue, own) < 0
+            ? Turn.MISSING : Turn.HELD;
+
     private final ZkClient client;
+    private final ClientServices services;
     private final String path;
     private final NodeKind kind;
-    private final LockRecipe recipe;
+    private final QueueDirectory queue;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
     /** The public lock, passed to loss listeners. Set once, before any use. */
@@ -37,9 +53,10 @@ final class LockEngine {
             throw new IllegalArgumentException("client must not be null");
         }
         this.client = client;
-        this.path = LockPaths.validate(path);
+        this.services = ClientServices.of(client);
+        this.path = QueuePaths.validate(path);
         this.kind = kind;
-        this.recipe = new LockRecipe(client, path, kind);
+        this.queue = new QueueDirectory(client, path);
     }
 
     void bind(ZkLock face, LockEngine partner) {
@@ -51,11 +68,17 @@ final class LockEngine {
         return path;
     }
 
+    QueueDirectory queue() {
+        return queue;
+    }
+
+    // ------------------------------------------------------------------ thread holds
+
     /**
      * Acquires for the current thread.
      *
      * @param timeoutNanos how long to wait, ZooKeeper calls included; zero or less: one look;
-     *     {@link Acquisition#FOREVER}: no limit
+     *     {@link Waits#FOREVER}: no limit
      * @param interruptible whether an interrupt ends the wait
      * @return true if held, false if the time ran out
      */
@@ -80,65 +103,42 @@ final class LockEngine {
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
-        Acquisition acquisition = new Acquisition(interruptible, timeoutNanos);
-        try {
-            for (;;) {
-                // After a session loss the client may still be building the next session: a timed
-                // acquisition waits for it only until its deadline.
-                ZkSession session = acquisition.bounded()
-                        ? acquisition.run(() -> client.session(acquisition.remaining())).orElse(null)
-                        : acquisition.run(client::session);
-                if (session == null) {
-                    return false;
-                }
-                LockRecipe.Enqueued own = null;
-                LockRecipe.Outcome outcome;
-                boolean downgraded = false;
-                try {
-                    own = recipe.enqueue(session, acquisition);
-                    // The downgrade is granted only while the write hold's session is the one the read
-                    // node was made in; a write hold lost meanwhile gives no right to skip the queue.
-                    downgraded = downgradeFrom != null && own.session() == downgradeFrom.session
-                            && !downgradeFrom.isLost();
-                    outcome = downgraded ? LockRecipe.Outcome.HELD : recipe.awaitTurn(own, acquisition);
-                } catch (SessionLostException e) {
-                    // The session ended (lost, or the client closed) during one of the calls: any node
-                    // of ours went with it, exactly as when the wait sees it gone.
-                    outcome = LockRecipe.Outcome.GONE;
-                } catch (Acquisition.DeadlinePassed e) {
-                    // ZooKeeper did not answer in time: as a timeout, without a node left behind.
-                    outcome = LockRecipe.Outcome.TIMED_OUT;
-                } catch (InterruptedException | RuntimeException e) {
-                    if (own != null) {
-                        recipe.abandon(own);
-                    }
-                    throw e;
-                }
-                // A downgraded read carries the write hold's token: its own node was created after
-                // any writer queued behind the write node, so its czxid would exceed that writer's
-                // token, and the resource would refuse the writer once the read hold had written.
-                if (outcome == LockRecipe.Outcome.HELD
-                        && grant(me, own, downgraded ? downgradeFrom.fencingToken : own.czxid())) {
-                    return true;
-                }
-                if (outcome == LockRecipe.Outcome.TIMED_OUT) {
-                    if (own != null) {
-                        recipe.abandon(own);
-                    }
-                    return false;
-                }
-                // GONE (or granted on a session that ended at that moment): the node went with its
-                // session, or was deleted by hand: queue again.
-                ensureOpen();
-                if (acquisition.expired()) {
-                    return false;
-                }
-                log.info("{}: node {} of {} is gone (session {}); queueing again", me.getName(),
-                        own == null ? "(being created)" : own.path(), describe(), session);
+        boolean oneLook = timeoutNanos <= 0;
+        long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
+        for (;;) {
+            boolean downgrade = downgradeFrom != null && !downgradeFrom.isLost();
+            Acquisition acquisition = queue.acquire(kind.prefix(), downgrade ? HELD_AT_ONCE : LockRule.INSTANCE,
+                    oneLook && !downgrade);
+            long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
+            Grant grant = Waits.await(acquisition, wait, interruptible, this::unwanted);
+            if (grant == null) {
+                return false;
             }
-        } finally {
-            acquisition.restore();
+            // The downgrade is granted only while the write hold's session is the one the read
+            // node was made in; a write hold lost meanwhile gives no right to skip the queue.
+            if (downgrade && (grant.session() != downgradeFrom.session || downgradeFrom.isLost())) {
+                unwanted(grant);
+                downgradeFrom = null;
+                continue;
+            }
+            // A downgraded read carries the write hold's token: its own node was created after
+            // any writer queued behind the write node, so its czxid would exceed that writer's
+            // token, and the resource would refuse the writer once the read hold had written.
+            if (grant(me, grant, downgrade ? downgradeFrom.fencingToken : grant.czxid())) {
+                return true;
+            }
+            // Granted on a session that ended at that moment: the node went with it; queue again.
+            ensureOpen();
+            if (timeoutNanos < Waits.FOREVER && deadline - System.nanoTime() <= 0) {
+                return false;
+            }
+            log.info("{}: node {} of {} went with its session; queueing again", me.getName(), grant.path(), describe());
         }
+    }
+
+    /** A grant nobody will use (interrupted caller, downgrade refused): its node goes in the background. */
+    private void unwanted(Grant grant) {
+        queue.deleteInBackground(grant.session(), grant.path());
     }
 
     /**
@@ -147,15 +147,15 @@ final class LockEngine {
      *
      * @return true if the thread now holds the lock
      */
-    private boolean grant(Thread me, LockRecipe.Enqueued own, long fencingToken) {
-        Hold hold = new Hold(own.session(), own.path(), own.node(), fencingToken);
-        hold.lossHook(own.session().onEnd(() -> lost(hold)));
+    private boolean grant(Thread me, Grant grant, long fencingToken) {
+        Hold hold = new Hold(grant.session(), grant.path(), grant.node(), fencingToken);
+        hold.lossHook(grant.session().onEnd(() -> lost(hold)));
         if (!hold.grant()) {
             return false;
         }
         holds.put(me, hold);
         if (log.isDebugEnabled()) {
-            log.debug("{} holds {} with {} (token {})", me.getName(), describe(), own.path(), fencingToken);
+            log.debug("{} holds {} with {} (token {})", me.getName(), describe(), grant.path(), fencingToken);
         }
         return true;
     }
@@ -167,13 +167,24 @@ final class LockEngine {
         }
         log.warn("hold of {} with {} (token {}) lost: its session {} ended", describe(), hold.nodePath,
                 hold.fencingToken, hold.session);
-        for (LockLossListener l : lossListeners) {
-            try {
-                l.lockLost(face, hold.fencingToken);
-            } catch (RuntimeException e) {
-                log.error("loss listener {} of {} failed", l, describe(), e);
+        reportLoss(hold.fencingToken, () -> { });
+    }
+
+    /**
+     * Tells every loss listener of a lost hold or lease, then runs {@code andThen}, on the
+     * client's callback thread; whatever a listener throws is logged and the others are still told.
+     */
+    void reportLoss(long fencingToken, Runnable andThen) {
+        services.userCallbacks().execute(() -> {
+            for (LockLossListener l : lossListeners) {
+                try {
+                    l.lockLost(face, fencingToken);
+                } catch (Throwable t) {
+                    log.error("loss listener {} of {} failed", l, describe(), t);
+                }
             }
-        }
+            andThen.run();
+        });
     }
 
     /** Releases one hold of the current thread; the last release deletes the node. */
@@ -198,14 +209,38 @@ final class LockEngine {
         }
         if (kind == NodeKind.WRITE) {
             Hold read = partner.holds.get(me);
-            if (read != null && !read.isLost() && recipe.exclusiveBetween(hold.session, hold.node, read.node)) {
+            if (read != null && !read.isLost() && exclusiveBetween(hold, read)) {
                 // Downgraded, and a writer queued between this write node and the read node: keep the
                 // write node until the read hold ends, or that writer would get in beside the reader.
                 read.trailingNode = hold.nodePath;
                 return;
             }
         }
-        recipe.release(hold.session, hold.nodePath, hold.trailingNode);
+        List<String> nodes = new ArrayList<>(2);
+        nodes.add(hold.nodePath);
+        if (hold.trailingNode != null) {
+            nodes.add(hold.trailingNode);
+        }
+        Waits.uninterruptibly(queue.release(hold.session, nodes));
+    }
+
+    /**
+     * Is a writer queued between a write node and a later read node of the same thread? Used on
+     * downgrade. When the queue cannot be read, answers true: keeping the write node is safe.
+     */
+    private boolean exclusiveBetween(Hold write, Hold read) {
+        try {
+            for (QueueNode n : Waits.uninterruptibly(queue.read(write.session))) {
+                NodeKind k = NodeKind.of(n);
+                if ((k == null || !k.shared()) && n.sequence() > write.node.sequence()
+                        && n.sequence() < read.node.sequence()) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RuntimeException e) {
+            return true;
+        }
     }
 
     boolean isHeldByCurrentThread() {
@@ -224,6 +259,81 @@ final class LockEngine {
         }
         return hold.fencingToken;
     }
+
+    // ------------------------------------------------------------------ leases
+
+    /**
+     * Acquires a lease.
+     *
+     * @param timeoutNanos as {@link #acquire(long, boolean)}
+     * @return the lease, or empty if the time ran out
+     */
+    Optional<ZkLease> lease(long timeoutNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring " + describe());
+        }
+        ensureOpen();
+        boolean oneLook = timeoutNanos <= 0;
+        long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
+        for (;;) {
+            Acquisition acquisition = queue.acquire(kind.prefix(), LockRule.INSTANCE, oneLook);
+            long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
+            Grant grant = Waits.await(acquisition, wait, true, this::unwanted);
+            if (grant == null) {
+                return Optional.empty();
+            }
+            LockLease lease = new LockLease(this, grant);
+            if (lease.grant()) {
+                return Optional.of(lease);
+            }
+            ensureOpen();
+            if (timeoutNanos < Waits.FOREVER && deadline - System.nanoTime() <= 0) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Acquires a lease without a waiting thread. Completing the returned future by any other means
+     * (cancel, {@code orTimeout}, ...) abandons the acquisition; a lease granted at that instant
+     * is released.
+     */
+    CompletableFuture<ZkLease> leaseAsync() {
+        CompletableFuture<ZkLease> user = new CompletableFuture<>();
+        if (client.isClosed()) {
+            user.completeExceptionally(new IllegalStateException("cannot acquire " + describe() + ": " + client
+                    + " is closed"));
+            return user;
+        }
+        AtomicReference<Acquisition> current = new AtomicReference<>();
+        user.whenComplete((lease, failure) -> current.get().abandon());
+        startAsync(user, current);
+        return user;
+    }
+
+    private void startAsync(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current) {
+        Acquisition acquisition = queue.acquire(kind.prefix(), LockRule.INSTANCE, false);
+        current.set(acquisition);
+        if (user.isDone()) {
+            acquisition.abandon();
+            return;
+        }
+        acquisition.result().whenComplete((grant, failure) -> services.userCallbacks().execute(() -> {
+            if (failure != null) {
+                user.completeExceptionally(Waits.rethrow(failure));
+            } else if (grant != null) {
+                LockLease lease = new LockLease(this, grant);
+                if (!lease.grant()) {
+                    startAsync(user, current); // the session ended at that moment: queue again
+                } else if (!user.complete(lease)) {
+                    lease.releaseInBackground(); // the future was completed otherwise meanwhile
+                }
+            }
+            // null: abandoned because the future was completed otherwise; nothing to do
+        }));
+    }
+
+    // ------------------------------------------------------------------ listeners
 
     void addLossListener(LockLossListener listener) {
         if (listener == null) {

@@ -1,6 +1,10 @@
 package io.zkcoord.lock;
 
-/** The kinds of node in a lock directory, named by the prefix of the node name. */
+/**
+ * The kinds of node in a lock directory, named by the prefix of the node name. {@link ZkMutex},
+ * both sides of {@link ZkReadWriteLock} (and every exclusive lock to come) share one directory
+ * format, so that on one path they exclude each other as the rule says.
+ */
 enum NodeKind {
     /** A {@link ZkMutex} holder or waiter: exclusive. */
     LOCK("lock", false),
@@ -24,6 +28,11 @@ enum NodeKind {
     /** @return true if holders of this kind may hold together (reads) */
     boolean shared() {
         return shared;
+    }
+
+    /** @return the kind of {@code node}, or null if it is not a lock node */
+    static NodeKind of(io.zkcoord.queue.QueueNode node) {
+        return ofPrefix(node.kind());
     }
 
     /** @return the kind named by {@code prefix}, or null */

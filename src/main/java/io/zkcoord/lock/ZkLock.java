@@ -1,10 +1,16 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.ZkLease;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
 /**
  * A lock shared by every process that uses the same ZooKeeper ensemble and lock path: {@link
- * ZkMutex}, and each side of a {@link ZkReadWriteLock}.
+ * ZkMutex}, and each side of a {@link ZkReadWriteLock}. It is taken either by a thread (the {@link
+ * Lock} methods: holds belong to threads) or as a {@link ZkLease} (a hold that belongs to an
+ * object: {@link #acquire()}, {@link #tryAcquire(Duration)}, {@link #acquireAsync()}).
  *
  * <h2>Contract, beyond {@link Lock}</h2>
  * <ul>
@@ -18,10 +24,12 @@ import java.util.concurrent.locks.Lock;
  *   <li><b>{@code lockInterruptibly()}</b> is {@code lock()} ended early by an interrupt, with
  *       {@link InterruptedException} (interrupt status cleared); the waiter's node is deleted.
  *   <li><b>{@code tryLock()}</b> takes one look and never waits for another holder or waiter; if
- *       anyone is ahead it deletes its node and returns false.
+ *       anyone is ahead it deletes its node and returns false. The look is given at most 750 ms
+ *       (one round trip when the ensemble answers); then it returns false.
  *   <li><b>{@code tryLock(time, unit)}</b> waits at most about that long, counting the ZooKeeper
- *       calls; on timeout it deletes its node and returns false. A time of zero or less means one
- *       look, as {@code tryLock()}. An interrupt ends it with {@link InterruptedException}.
+ *       calls, whatever the network does (a silent partition included); on timeout it deletes its
+ *       node (in the background) and returns false. A time of zero or less means one look, as
+ *       {@code tryLock()}. An interrupt ends it with {@link InterruptedException}.
  *   <li><b>{@code unlock()}</b> only by the owning thread, otherwise {@link
  *       IllegalMonitorStateException}. The last reentrant release deletes the node (retried under
  *       the client's policy); the thread no longer holds the lock once it returns or throws. If
@@ -52,6 +60,43 @@ import java.util.concurrent.locks.Lock;
  * <p>Implementations are thread-safe.
  */
 public interface ZkLock extends Lock {
+
+    /**
+     * Acquires a {@link ZkLease}: a hold that belongs to the returned object, not to this thread.
+     * Blocks until granted. Queued in arrival order with every other waiter, thread or lease.
+     *
+     * @return the lease; release it (any thread) when done
+     * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
+     * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the client's
+     *     retry policy; no node is left
+     * @throws IllegalStateException if the client is closed, also while waiting
+     */
+    ZkLease acquire() throws InterruptedException;
+
+    /**
+     * Acquires a {@link ZkLease}, waiting at most {@code maxWait}, ZooKeeper calls included: the
+     * limit holds whatever the network does. {@link Duration#ZERO} (or less) takes one look and
+     * never waits for another holder; the look itself is given at most 750 ms.
+     *
+     * @return the lease, or empty if not granted in time (no node is left)
+     * @throws IllegalArgumentException if {@code maxWait} is null
+     * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
+     * @throws io.zkcoord.CoordinationException as {@link #acquire()}
+     * @throws IllegalStateException if the client is closed, also while waiting
+     */
+    Optional<ZkLease> tryAcquire(Duration maxWait) throws InterruptedException;
+
+    /**
+     * Starts acquiring a {@link ZkLease} and returns at once; no thread waits for it. The future
+     * completes with the lease, or exceptionally with {@link io.zkcoord.CoordinationException} or
+     * {@link IllegalStateException} (client closed). Dependent actions run on a library thread,
+     * never ZooKeeper's. Cancelling the future, or completing it by any other means (such as
+     * {@code orTimeout}), abandons the acquisition and deletes its node; a lease granted at that
+     * instant is released. A session lost while waiting queues the acquisition again in the next.
+     *
+     * @return the future lease
+     */
+    CompletableFuture<ZkLease> acquireAsync();
 
     /** @return true if the current thread holds this lock and the hold has not been lost */
     boolean isHeldByCurrentThread();

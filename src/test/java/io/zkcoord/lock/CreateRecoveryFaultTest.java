@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * server made the node but the client never got the reply ({@link ZkProxy#cutAfterNextCreate()}).
  *
  * <p>It lives in {@code io.zkcoord.lock} because its second half switches the recovery off through
- * the package-private {@link LockRecipe#recoverLostCreates}, to show the first half would catch its
+ * the package-private {@link io.zkcoord.queue.QueueDirectory#recoverLostCreates}, to show the first half would catch its
  * absence.
  */
 class CreateRecoveryFaultTest {
@@ -69,7 +69,7 @@ class CreateRecoveryFaultTest {
 
     @AfterAll
     static void restoreRecovery() {
-        LockRecipe.recoverLostCreates = true;
+        io.zkcoord.queue.QueueDirectory.recoverLostCreates = true;
     }
 
     static Stream<Arguments> kindsTwice() {
@@ -137,7 +137,7 @@ class CreateRecoveryFaultTest {
     void withoutTheRecoveryALostCreateLeavesAnOrphan(Kind kind) throws Exception {
         String dir = "/faults/orphan-" + kind + "-" + System.nanoTime();
         FaultFixtures.createPath(server.observer(), dir);
-        LockRecipe.recoverLostCreates = false;
+        io.zkcoord.queue.QueueDirectory.recoverLostCreates = false;
         try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
              ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
@@ -167,7 +167,7 @@ class CreateRecoveryFaultTest {
             assertEquals(1, left.size(), "the orphan stays after unlock: " + left);
             assertFalse(kind.rival(b, dir).tryLock(), "the orphan keeps a rival out");
         } finally {
-            LockRecipe.recoverLostCreates = true;
+            io.zkcoord.queue.QueueDirectory.recoverLostCreates = true;
         }
         // Closing the client ended its session, and the orphan went with it.
         assertEquals(List.of(), InvariantChecker.children(server.observer(), dir));

@@ -1,5 +1,6 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.queue.QueueNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -173,8 +174,8 @@ abstract class LockContractTest {
     }
 
     /** The nodes of the lock directory, in queue order (by sequence number). */
-    List<LockNode> queue() {
-        return LockNode.queue(nodes(path));
+    List<QueueNode> queue() {
+        return QueueNode.queue(nodes(path));
     }
 
     void awaitNodeCount(int count) {
@@ -629,7 +630,7 @@ abstract class LockContractTest {
         lock.lock();
         try {
             long after = lock.fencingToken();
-            List<LockNode> q = queue();
+            List<QueueNode> q = queue();
             assertEquals(1, q.size());
             assertTrue(q.get(0).sequence() < sequenceBefore, "a new directory numbers from 0 again: " + q);
             assertTrue(after > before, "token " + after + " after the directory was made again, before: " + before);

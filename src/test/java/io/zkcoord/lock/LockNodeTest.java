@@ -3,12 +3,13 @@ package io.zkcoord.lock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zkcoord.queue.QueueNode;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** {@link LockNode}: parsing node names, queue order, and what is not a lock node. No server. */
-class LockNodeTest {
+/** {@link QueueNode}: parsing node names, queue order, and what is not a lock node. No server. */
+class QueueNodeTest {
 
     private static final String LOW_ID = "00000000000000000000000000000000";
     private static final String HIGH_ID = "ffffffffffffffffffffffffffffffff";
@@ -19,21 +20,21 @@ class LockNodeTest {
     void parsesEveryKind() {
         for (NodeKind kind : NodeKind.values()) {
             String name = kind.prefix() + "-" + ID + "-0000000042";
-            LockNode node = LockNode.parse(name).orElseThrow();
+            QueueNode node = QueueNode.parse(name).orElseThrow();
             assertEquals(name, node.name());
-            assertEquals(kind, node.kind());
+            assertEquals(kind, NodeKind.of(node));
             assertEquals(ID, node.attemptId());
             assertEquals(42, node.sequence());
         }
     }
 
-    /** What a create with {@link LockNode#prefix} gets back (prefix plus ten digits) parses to the same kind and id. */
+    /** What a create with {@link QueueNode#prefix} gets back (prefix plus ten digits) parses to the same kind and id. */
     @Test
     void prefixPlusSequenceRoundTrips() {
-        String name = LockNode.prefix(NodeKind.WRITE, ID) + "0000000007";
+        String name = QueueNode.prefix(NodeKind.WRITE.prefix(), ID) + "0000000007";
         assertEquals("write-" + ID + "-0000000007", name);
-        LockNode node = LockNode.parse(name).orElseThrow();
-        assertEquals(NodeKind.WRITE, node.kind());
+        QueueNode node = QueueNode.parse(name).orElseThrow();
+        assertEquals(NodeKind.WRITE, NodeKind.of(node));
         assertEquals(ID, node.attemptId());
         assertEquals(7, node.sequence());
     }
@@ -41,8 +42,8 @@ class LockNodeTest {
     /** A sequence beyond the int range (ten digits) parses as a long. */
     @Test
     void parsesLargeSequence() {
-        assertEquals(9_999_999_999L, LockNode.parse("read-" + ID + "-9999999999").orElseThrow().sequence());
-        assertEquals(0, LockNode.parse("lock-" + ID + "-0000000000").orElseThrow().sequence());
+        assertEquals(9_999_999_999L, QueueNode.parse("read-" + ID + "-9999999999").orElseThrow().sequence());
+        assertEquals(0, QueueNode.parse("lock-" + ID + "-0000000000").orElseThrow().sequence());
     }
 
     /** Names that are not lock nodes of this library (Curator's, other tools', malformed ones) are refused. */
@@ -53,7 +54,6 @@ class LockNodeTest {
                 "lock",
                 "lock-0000000001",                                   // no attempt id
                 "lock--0000000001",                                  // empty attempt id
-                "mutex-" + ID + "-0000000001",                       // unknown kind
                 "READ-" + ID + "-0000000001",                        // kinds are lower case
                 "-" + ID + "-0000000001",                            // no kind
                 "read-" + ID + "-000000001",                         // nine digits
@@ -67,8 +67,22 @@ class LockNodeTest {
                 "leases",
                 "lock-" + ID + "-+000000001");                       // sign, not a digit
         for (String name : foreign) {
-            assertEquals(Optional.empty(), LockNode.parse(name), () -> "should not parse: '" + name + "'");
+            assertEquals(Optional.empty(), QueueNode.parse(name), () -> "should not parse: '" + name + "'");
         }
+    }
+
+    /**
+     * A node of a kind the locks do not know parses (the queue core is shared by every recipe), has
+     * no lock kind, and counts as exclusive for the lock rule: it blocks rather than being overtaken.
+     */
+    @Test
+    void unknownKindParsesAndBlocks() {
+        QueueNode foreign = QueueNode.parse("mutex-" + ID + "-0000000001").orElseThrow();
+        assertEquals("mutex", foreign.kind());
+        assertEquals(null, NodeKind.of(foreign));
+        QueueNode read = QueueNode.parse("read-" + ID + "-0000000002").orElseThrow();
+        assertEquals(new io.zkcoord.queue.Turn.Watch(foreign, true),
+                LockRule.decideFor(List.of(foreign, read), read));
     }
 
     /** The queue orders by sequence number only, although kind and attempt id sort the other way by name. */
@@ -80,10 +94,10 @@ class LockNodeTest {
                 "read-" + LOW_ID + "-0000000004",
                 "read-" + HIGH_ID + "-0000000002",
                 "write-" + LOW_ID + "-0000000003");
-        List<LockNode> queue = LockNode.queue(children);
-        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), queue.stream().map(LockNode::sequence).toList());
+        List<QueueNode> queue = QueueNode.queue(children);
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), queue.stream().map(QueueNode::sequence).toList());
         assertEquals(List.of(NodeKind.WRITE, NodeKind.READ, NodeKind.WRITE, NodeKind.READ, NodeKind.LOCK),
-                queue.stream().map(LockNode::kind).toList());
+                queue.stream().map(NodeKind::of).toList());
         // Sorting by whole name would have put a read first: the mistake this guards against.
         assertEquals("lock-" + LOW_ID + "-0000000005", children.stream().sorted().findFirst().orElseThrow());
     }
@@ -97,14 +111,14 @@ class LockNodeTest {
                 "_c_" + ID + "-lock-0000000000",
                 "read-" + ID + "-0000000001",
                 "read-" + ID + "-12");
-        List<LockNode> queue = LockNode.queue(children);
+        List<QueueNode> queue = QueueNode.queue(children);
         assertEquals(List.of("read-" + ID + "-0000000001", "write-" + ID + "-0000000002"),
-                queue.stream().map(LockNode::name).toList());
+                queue.stream().map(QueueNode::name).toList());
     }
 
     /** An empty directory is an empty queue. */
     @Test
     void emptyQueue() {
-        assertTrue(LockNode.queue(List.of()).isEmpty());
+        assertTrue(QueueNode.queue(List.of()).isEmpty());
     }
 }

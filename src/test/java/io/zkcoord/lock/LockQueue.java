@@ -1,5 +1,6 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.queue.QueueNode;
 import io.zkcoord.ZkClient;
 import io.zkcoord.testing.Await;
 import java.time.Duration;
@@ -31,8 +32,8 @@ final class LockQueue {
     }
 
     /** @return the lock nodes under {@code dir} now, in queue order; empty if {@code dir} does not exist */
-    static List<LockNode> of(ZkClient observer, String dir) {
-        return LockNode.queue(children(observer, dir));
+    static List<QueueNode> of(ZkClient observer, String dir) {
+        return QueueNode.queue(children(observer, dir));
     }
 
     /** Waits until {@code dir} holds {@code n} lock nodes (a failed read counts as not yet). */

@@ -1,5 +1,6 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.queue.QueueNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -133,10 +134,10 @@ class MutexHerdTest {
         assertTrue(acquired.isEmpty(), "nobody gets in while the lock is held: " + acquired);
 
         // Each node is watched by exactly the session of the node after it; the last by nobody.
-        List<LockNode> queue = LockNode.queue(children(dir));
+        List<QueueNode> queue = QueueNode.queue(children(dir));
         Map<String, Set<Long>> watchers = flw.wchp();
         Map<String, Long> owners = new HashMap<>();
-        for (LockNode n : queue) {
+        for (QueueNode n : queue) {
             Stat stat = admin.zooKeeper().exists(dir + "/" + n.name(), false);
             owners.put(n.name(), stat.getEphemeralOwner());
         }
@@ -212,11 +213,15 @@ class MutexHerdTest {
             CountDownLatch acquired = new CountDownLatch(1);
             long beforeEnqueue = flw.packetsReceived();
             HoldingThread waiter = start(new HoldingThread("cost-waiter", other, t -> acquired.countDown()));
-            // Parked in the wait for its predecessor: seen from the thread itself, so that no
-            // request to the server is made while waiting.
-            Await.until(WAIT, () -> waitsForPredecessor(waiter), "the waiter waits for its predecessor");
+            // Queued once the server holds its watch on the predecessor; every mntr call made to
+            // see that counts one packet, and is subtracted.
+            int[] polls = {0};
+            Await.until(WAIT, () -> {
+                polls[0]++;
+                return flw.watchCount() >= 1;
+            }, "the waiter watches its predecessor");
             long afterEnqueue = flw.packetsReceived();
-            enqueue[0] = Math.min(enqueue[0], afterEnqueue - beforeEnqueue - 1);
+            enqueue[0] = Math.min(enqueue[0], afterEnqueue - beforeEnqueue - 1 - polls[0]);
             mutex.unlock();
             acquired.await(WAIT.toSeconds(), TimeUnit.SECONDS);
             long afterHandoff = flw.packetsReceived();
@@ -236,18 +241,6 @@ class MutexHerdTest {
         assertTrue(children(dir).isEmpty());
     }
 
-    /** True if {@code t} is parked inside the wait for its predecessor's deletion. */
-    private static boolean waitsForPredecessor(Thread t) {
-        if (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-            return false;
-        }
-        for (StackTraceElement e : t.getStackTrace()) {
-            if (e.getClassName().equals(Waiter.class.getName()) && e.getMethodName().equals("await")) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** A measurement that may throw. */
     @FunctionalInterface

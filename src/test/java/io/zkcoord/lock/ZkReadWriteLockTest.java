@@ -1,5 +1,6 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.queue.QueueNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each "party" stands for one process: its own {@link ZkClient} (own session), its own lock
  * object, and one thread that does all its locking, since holds belong to threads. Whether a
- * queued party is still blocked is checked on the server's queue with {@link QueueRule}, not by
+ * queued party is still blocked is checked on the server's queue with {@link LockRule}, not by
  * waiting to see whether it acquires.
  */
 @Timeout(90)
@@ -103,7 +104,7 @@ class ZkReadWriteLockTest {
             assertTrue(r.on(() -> r.read().isHeldByCurrentThread()), r + " holds the read lock");
         }
         assertEquals(n, queue().size());
-        assertTrue(queue().stream().allMatch(node -> node.kind() == NodeKind.READ));
+        assertTrue(queue().stream().allMatch(node -> NodeKind.of(node) == NodeKind.READ));
 
         Party w = party("W");
         assertFalse(w.on(() -> w.write().tryLock()), "a writer cannot get in beside readers");
@@ -329,7 +330,7 @@ class ZkReadWriteLockTest {
         r.lockNow(r.read());
         assertTrue(t.on(() -> t.read().isHeldByCurrentThread()));
         assertTrue(r.on(() -> r.read().isHeldByCurrentThread()));
-        assertTrue(queue().stream().allMatch(node -> node.kind() == NodeKind.READ), "the write node is gone");
+        assertTrue(queue().stream().allMatch(node -> NodeKind.of(node) == NodeKind.READ), "the write node is gone");
         t.release(t.read());
         r.release(r.read());
         awaitQueueSize(0);
@@ -547,12 +548,12 @@ class ZkReadWriteLockTest {
     }
 
     /** The lock nodes now in the directory, in queue order. */
-    private List<LockNode> queue() throws Exception {
+    private List<QueueNode> queue() throws Exception {
         return LockQueue.of(admin, path);
     }
 
     private List<String> names() throws Exception {
-        return queue().stream().map(LockNode::name).toList();
+        return queue().stream().map(QueueNode::name).toList();
     }
 
     /** {@code p} asks for {@code lock}; returns once the queue holds {@code queueSize} nodes, its own among them. */
@@ -567,9 +568,9 @@ class ZkReadWriteLockTest {
     }
 
     /** The one node of {@code p}'s session in the queue. */
-    private LockNode nodeOf(Party p) throws Exception {
-        List<LockNode> own = new ArrayList<>();
-        for (LockNode node : queue()) {
+    private QueueNode nodeOf(Party p) throws Exception {
+        List<QueueNode> own = new ArrayList<>();
+        for (QueueNode node : queue()) {
             Stat stat = admin.zooKeeper().exists(path + "/" + node.name(), false);
             if (stat != null && stat.getEphemeralOwner() == p.client.sessionId()) {
                 own.add(node);
@@ -581,15 +582,15 @@ class ZkReadWriteLockTest {
 
     /** By the server's queue, {@code waiter} is not held and watches the node of {@code blocker}. */
     private void assertWaitsFor(Party waiter, Party blocker) throws Exception {
-        QueueRule.Turn turn = QueueRule.decide(queue(), nodeOf(waiter));
+        io.zkcoord.queue.Turn turn = LockRule.decideFor(queue(), nodeOf(waiter));
         assertEquals(nodeOf(blocker),
-                assertInstanceOf(QueueRule.Watch.class, turn, waiter + " should be waiting").node(),
+                assertInstanceOf(io.zkcoord.queue.Turn.Watch.class, turn, waiter + " should be waiting").node(),
                 () -> waiter + " should wait for " + blocker);
     }
 
     /** By the server's queue, {@code waiter} is not held. */
     private void assertBlocked(Party waiter) throws Exception {
-        assertInstanceOf(QueueRule.Watch.class, QueueRule.decide(queue(), nodeOf(waiter)),
+        assertInstanceOf(io.zkcoord.queue.Turn.Watch.class, LockRule.decideFor(queue(), nodeOf(waiter)),
                 () -> waiter + " should be waiting; queue " + queue0());
     }
 

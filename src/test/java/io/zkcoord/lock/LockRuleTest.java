@@ -3,35 +3,37 @@ package io.zkcoord.lock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.zkcoord.queue.QueueNode;
+import io.zkcoord.queue.Turn;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link QueueRule}: "held, or which single node to watch", as a pure function of the queue. No
+ * {@link LockRule}: "held, or which single node to watch", as a pure function of the queue. No
  * server. Queues are written as kinds in order, e.g. {@code "W R W R"}; node {@code i} has
  * sequence {@code 10 * i + 3} and a random-looking attempt id.
  */
-class QueueRuleTest {
+class LockRuleTest {
 
     // ------------------------------------------------------------------ exclusive rule
 
     /** An exclusive node first in the queue holds, whatever stands behind it. */
     @Test
     void exclusiveFirstHolds() {
-        List<LockNode> q = queue("W R R W");
+        List<QueueNode> q = queue("W R R W");
         assertHeld(q, 0);
-        List<LockNode> m = queue("L L");
+        List<QueueNode> m = queue("L L");
         assertHeld(m, 0);
     }
 
     /** An exclusive node not first watches its immediate predecessor, whether read or write. */
     @Test
     void exclusiveWatchesImmediatePredecessor() {
-        List<LockNode> q = queue("W R R W W");
+        List<QueueNode> q = queue("W R R W W");
         assertWatch(q, 3, 2, false); // a read before it: watch that read, not the earlier write
         assertWatch(q, 4, 3, false);
-        List<LockNode> m = queue("L L L");
+        List<QueueNode> m = queue("L L L");
         assertWatch(m, 1, 0, true);
         assertWatch(m, 2, 1, false);
     }
@@ -50,7 +52,7 @@ class QueueRuleTest {
     /** A read holds when no exclusive node stands ahead: alone, behind reads, or ahead of writers. */
     @Test
     void sharedHoldsWithoutExclusiveAhead() {
-        List<LockNode> q = queue("R R R W R");
+        List<QueueNode> q = queue("R R R W R");
         assertHeld(q, 0);
         assertHeld(q, 1);
         assertHeld(q, 2);
@@ -59,7 +61,7 @@ class QueueRuleTest {
     /** A read behind several writes watches the last write before it, not the first write in the queue. */
     @Test
     void sharedWatchesLastWriteBeforeItNotTheFirst() {
-        List<LockNode> q = queue("W W R W R R");
+        List<QueueNode> q = queue("W W R W R R");
         assertWatch(q, 2, 1, false);
         assertWatch(q, 4, 3, false);
         assertWatch(q, 5, 3, false);
@@ -68,7 +70,7 @@ class QueueRuleTest {
     /** A read skips the reads between it and the last write: it never watches another read. */
     @Test
     void sharedSkipsReadsBetweenItAndTheWrite() {
-        List<LockNode> q = queue("R W R R R");
+        List<QueueNode> q = queue("R W R R R");
         assertWatch(q, 2, 1, true);
         assertWatch(q, 4, 1, true); // not node 3, its immediate predecessor
     }
@@ -76,20 +78,20 @@ class QueueRuleTest {
     /** The worked example: W0 W1 R2..R21. W1 watches W0; all twenty readers watch W1. */
     @Test
     void workedExample() {
-        List<LockNode> q = queue("W W" + " R".repeat(20));
+        List<QueueNode> q = queue("W W" + " R".repeat(20));
         assertHeld(q, 0);
         assertWatch(q, 1, 0, true);
         for (int i = 2; i < 22; i++) {
             assertWatch(q, i, 1, false);
         }
         // After W0 leaves: the readers' blocker is the only exclusive one ahead.
-        List<LockNode> after = q.subList(1, q.size());
+        List<QueueNode> after = q.subList(1, q.size());
         assertHeld(after, 0);
         for (int i = 1; i < 21; i++) {
             assertWatch(after, i, 0, true);
         }
         // After W1 leaves too: all twenty hold together.
-        List<LockNode> last = q.subList(2, q.size());
+        List<QueueNode> last = q.subList(2, q.size());
         for (int i = 0; i < 20; i++) {
             assertHeld(last, i);
         }
@@ -112,27 +114,27 @@ class QueueRuleTest {
     /** When one's own node is not in the queue (deleted, session ended) the answer is Missing, for every kind. */
     @Test
     void missingOwnNode() {
-        List<LockNode> q = queue("W R W");
+        List<QueueNode> q = queue("W R W");
         for (NodeKind kind : NodeKind.values()) {
-            LockNode stranger = node(kind, "0123456789abcdef0123456789abcdef", 999);
-            assertInstanceOf(QueueRule.Missing.class, QueueRule.decide(q, stranger));
-            assertInstanceOf(QueueRule.Missing.class, QueueRule.decide(List.of(), stranger));
+            QueueNode stranger = node(kind, "0123456789abcdef0123456789abcdef", 999);
+            assertInstanceOf(Turn.Missing.class, LockRule.decideFor(q, stranger));
+            assertInstanceOf(Turn.Missing.class, LockRule.decideFor(List.of(), stranger));
         }
     }
 
     /** Another attempt's node with the same sequence (a recreated directory) is not one's own: found by name. */
     @Test
     void ownNodeIsFoundByNameNotSequence() {
-        List<LockNode> q = queue("W R");
-        LockNode same = q.get(0);
-        LockNode twin = node(same.kind(), "ffffffffffffffffffffffffffffffff", same.sequence());
-        assertInstanceOf(QueueRule.Missing.class, QueueRule.decide(q, twin));
+        List<QueueNode> q = queue("W R");
+        QueueNode same = q.get(0);
+        QueueNode twin = node(NodeKind.of(same), "ffffffffffffffffffffffffffffffff", same.sequence());
+        assertInstanceOf(Turn.Missing.class, LockRule.decideFor(q, twin));
     }
 
     /** Mutex ({@code lock-}) nodes count as exclusive for readers and writers alike, in one mixed queue. */
     @Test
     void mixedKinds() {
-        List<LockNode> q = queue("R L R W L R");
+        List<QueueNode> q = queue("R L R W L R");
         assertHeld(q, 0);
         assertWatch(q, 1, 0, true);   // lock behind a read
         assertWatch(q, 2, 1, true);   // read behind a lock
@@ -142,7 +144,7 @@ class QueueRuleTest {
     }
 
     /**
-     * The rule uses the queue order of {@link LockNode#queue}: by sequence only. Names whose kinds
+     * The rule uses the queue order of {@link QueueNode#queue}: by sequence only. Names whose kinds
      * and attempt ids sort opposite to their sequences still give the sequence answer.
      */
     @Test
@@ -155,23 +157,23 @@ class QueueRuleTest {
         byName.sort(null); // what a naive implementation would do
         assertEquals(List.of(readHigh, readLow, writeLast, write), byName);
 
-        List<LockNode> q = LockNode.queue(byName);
-        LockNode w1 = LockNode.parse(write).orElseThrow();
-        LockNode r2 = LockNode.parse(readHigh).orElseThrow();
-        LockNode r3 = LockNode.parse(readLow).orElseThrow();
-        LockNode w4 = LockNode.parse(writeLast).orElseThrow();
-        assertEquals(new QueueRule.Held(), QueueRule.decide(q, w1));
-        assertEquals(new QueueRule.Watch(w1, true), QueueRule.decide(q, r2));
-        assertEquals(new QueueRule.Watch(w1, true), QueueRule.decide(q, r3));
-        assertEquals(new QueueRule.Watch(r3, false), QueueRule.decide(q, w4));
+        List<QueueNode> q = QueueNode.queue(byName);
+        QueueNode w1 = QueueNode.parse(write).orElseThrow();
+        QueueNode r2 = QueueNode.parse(readHigh).orElseThrow();
+        QueueNode r3 = QueueNode.parse(readLow).orElseThrow();
+        QueueNode w4 = QueueNode.parse(writeLast).orElseThrow();
+        assertEquals(new Turn.Held(), LockRule.decideFor(q, w1));
+        assertEquals(new Turn.Watch(w1, true), LockRule.decideFor(q, r2));
+        assertEquals(new Turn.Watch(w1, true), LockRule.decideFor(q, r3));
+        assertEquals(new Turn.Watch(r3, false), LockRule.decideFor(q, w4));
     }
 
     // ------------------------------------------------------------------ helpers
 
     /** A queue from kinds ({@code W}, {@code R}, {@code L}), with attempt ids that descend as sequences ascend. */
-    private static List<LockNode> queue(String kinds) {
+    private static List<QueueNode> queue(String kinds) {
         String[] letters = kinds.trim().split("\\s+");
-        List<LockNode> nodes = new ArrayList<>();
+        List<QueueNode> nodes = new ArrayList<>();
         for (int i = 0; i < letters.length; i++) {
             NodeKind kind = switch (letters[i]) {
                 case "W" -> NodeKind.WRITE;
@@ -182,24 +184,24 @@ class QueueRuleTest {
             String id = String.format("%032x", Long.MAX_VALUE - i);
             nodes.add(node(kind, id, 10L * i + 3));
         }
-        assertEquals(nodes, LockNode.queue(nodes.stream().map(LockNode::name).toList()), "already in queue order");
+        assertEquals(nodes, QueueNode.queue(nodes.stream().map(QueueNode::name).toList()), "already in queue order");
         return List.copyOf(nodes);
     }
 
-    private static LockNode node(NodeKind kind, String attemptId, long sequence) {
-        return LockNode.parse(String.format("%s-%s-%010d", kind.prefix(), attemptId, sequence)).orElseThrow();
+    private static QueueNode node(NodeKind kind, String attemptId, long sequence) {
+        return QueueNode.parse(String.format("%s-%s-%010d", kind.prefix(), attemptId, sequence)).orElseThrow();
     }
 
-    private static void assertHeld(List<LockNode> q, int own) {
-        assertEquals(new QueueRule.Held(), QueueRule.decide(q, q.get(own)), () -> "node " + own + " of " + names(q));
+    private static void assertHeld(List<QueueNode> q, int own) {
+        assertEquals(new Turn.Held(), LockRule.decideFor(q, q.get(own)), () -> "node " + own + " of " + names(q));
     }
 
-    private static void assertWatch(List<LockNode> q, int own, int watched, boolean heldWhenGone) {
-        assertEquals(new QueueRule.Watch(q.get(watched), heldWhenGone), QueueRule.decide(q, q.get(own)),
+    private static void assertWatch(List<QueueNode> q, int own, int watched, boolean heldWhenGone) {
+        assertEquals(new Turn.Watch(q.get(watched), heldWhenGone), LockRule.decideFor(q, q.get(own)),
                 () -> "node " + own + " of " + names(q));
     }
 
-    private static String names(List<LockNode> q) {
-        return q.stream().map(n -> n.kind().prefix() + n.sequence()).toList().toString();
+    private static String names(List<QueueNode> q) {
+        return q.stream().map(n -> n.kind() + n.sequence()).toList().toString();
     }
 }

@@ -1,4 +1,4 @@
-package io.zkcoord.lock;
+package io.zkcoord.queue;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -10,7 +10,7 @@ import java.time.Instant;
  * setData} would fire the successor's watch): who holds or waits, for operators reading the
  * directory with {@code zkCli}.
  */
-final class OwnerInfo {
+public final class OwnerInfo {
 
     private static final String HOST = hostName();
     private static final long PID = ProcessHandle.current().pid();
@@ -19,7 +19,7 @@ final class OwnerInfo {
     }
 
     /** @return e.g. {@code host=app-3 pid=4242 thread=worker-7 requested=2026-11-22T00:10:00Z} */
-    static byte[] ofCurrentThread() {
+    public static byte[] ofCurrentThread() {
         String text = "host=" + HOST + " pid=" + PID + " thread=" + Thread.currentThread().getName()
                 + " requested=" + Instant.now();
         return text.getBytes(StandardCharsets.UTF_8);

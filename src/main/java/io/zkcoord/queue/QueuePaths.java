@@ -1,11 +1,11 @@
-package io.zkcoord.lock;
+package io.zkcoord.queue;
 
 import org.apache.zookeeper.common.PathUtils;
 
 /** Validation of lock paths, so bad input fails at construction rather than mid-protocol. */
-final class LockPaths {
+public final class QueuePaths {
 
-    private LockPaths() {
+    private QueuePaths() {
     }
 
     /**
@@ -13,7 +13,7 @@ final class LockPaths {
      * @throws IllegalArgumentException if null, empty, relative, ending with or doubling {@code /},
      *     containing characters ZooKeeper rejects, or inside {@code /zookeeper}
      */
-    static String validate(String path) {
+    public static String validate(String path) {
         if (path == null || path.isEmpty()) {
             throw new IllegalArgumentException("lock path must not be null or empty");
         }

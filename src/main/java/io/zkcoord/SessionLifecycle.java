@@ -1,0 +1,450 @@
+package io.zkcoord;
+
+import io.zkcoord.retry.RetryLoop;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The session lifecycle of one {@link ZkClient}, as one state machine:
+ *
+ * <pre>
+ *   (start) --SyncConnected--> CONNECTED
+ *   CONNECTED | RECONNECTED --Disconnected--> SUSPENDED
+ *   SUSPENDED --SyncConnected, same session--> RECONNECTED
+ *   SUSPENDED --no server for the session timeout (presumed)--> LOST
+ *   any --Expired | AuthFailed | handle closed itself--> LOST
+ *   LOST --(old handle closed, new handle built)-- SyncConnected, new session--> RECONNECTED
+ *   any --close()--> CLOSED
+ * </pre>
+ *
+ * Every transition runs on the one {@code zkcoord-N-events} thread, which also tells the {@link
+ * ConnectionListener}s, in order. Whatever a listener or a session-end hook throws (any {@link
+ * Throwable}) is logged and the transition goes on: every listener is told, the session is ended,
+ * the dead handle closed and a new session built.
+ *
+ * <p>Thread-safe: state is written on the events thread only and read through volatile fields.
+ */
+final class SessionLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(SessionLifecycle.class);
+    private static final long TICK_MILLIS = 50;
+    /** How long {@link #close()} waits at most for CLOSED to be delivered and the handle to close. */
+    private static final long CLOSE_BUDGET_MILLIS = 900;
+    /** How long a handle's close may take in the background (ZooKeeper's own wait). */
+    private static final int HANDLE_CLOSE_MILLIS = 5_000;
+    /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
+    private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
+
+    private final ClientSettings settings;
+    private final RetryLoop retryLoop;
+    private final String name;
+    /** Runs every state change, every connection-listener call and the recipes' delayed steps. */
+    private final ScheduledExecutorService events;
+    /** Runs user code the recipes hand over: future completions, loss listeners. */
+    private final ThreadPoolExecutor callbacks;
+    private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** Written on the events thread only. */
+    private volatile ConnectionState state;
+    /** The handle in use: the only one whose events count. Written on the events thread only. */
+    private volatile Handle current;
+    /** The latest established session; written on the events thread only. */
+    private volatile ZkSession session;
+    /**
+     * Completed with the next live session; replaced (on the events thread) when a session is
+     * lost; completed exceptionally when the client closes.
+     */
+    private volatile CompletableFuture<ZkSession> nextSession = new CompletableFuture<>();
+    /** When the disconnection now in force was seen, by the clock. Events thread only. */
+    private long disconnectedAt;
+    /** Events thread only. */
+    private int rebuildAttempts;
+
+    SessionLifecycle(ClientSettings settings, String name) {
+        this.settings = settings;
+        this.name = name;
+        this.retryLoop = new RetryLoop(settings.retryPolicy(), settings.clock());
+        ScheduledThreadPoolExecutor eventsExecutor = new ScheduledThreadPoolExecutor(1, daemon(name + "-events"));
+        // After shutdown() the tasks already queued (the CLOSED transition) still run, but no
+        // periodic check and no delayed step keeps the thread alive.
+        eventsExecutor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        eventsExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        eventsExecutor.setRemoveOnCancelPolicy(true);
+        this.events = eventsExecutor;
+        this.callbacks = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                daemon(name + "-callbacks"));
+    }
+
+    String name() {
+        return name;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return events;
+    }
+
+    /** Runs user code off every ZooKeeper and state-machine thread; drops it once closed. */
+    void runCallback(Runnable task) {
+        try {
+            callbacks.execute(() -> {
+                try {
+                    task.run();
+                } catch (Throwable t) {
+                    log.error("{}: a callback failed", name, t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: closed; callback dropped", name);
+        }
+    }
+
+    ConnectionState state() {
+        return closed.get() ? ConnectionState.CLOSED : state;
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    ZkSession session() {
+        return session;
+    }
+
+    ZooKeeper zooKeeper() {
+        return current.zooKeeper;
+    }
+
+    RetryLoop retryLoop() {
+        return retryLoop;
+    }
+
+    /** @return the live session now, or a future of the next one; failed once closed */
+    CompletableFuture<ZkSession> liveSession() {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(name + " is closed"));
+        }
+        ZkSession s = session;
+        if (s != null && s.isAlive()) {
+            return CompletableFuture.completedFuture(s);
+        }
+        return nextSession;
+    }
+
+    void addListener(ConnectionListener listener) {
+        listeners.add(listener);
+    }
+
+    void removeListener(ConnectionListener listener) {
+        listeners.remove(listener);
+    }
+
+    // ---------------------------------------------------------------- start
+
+    /** Connects and waits for the first session; on failure leaves no thread behind. */
+    void start() {
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        ConnectionListener firstConnect = s -> {
+            if (s == ConnectionState.CONNECTED) {
+                first.complete(null);
+            }
+        };
+        listeners.add(firstConnect);
+        try {
+            events.submit(() -> {
+                try {
+                    current = new Handle();
+                } catch (IOException | RuntimeException e) {
+                    first.completeExceptionally(e);
+                }
+                return null;
+            }).get();
+            events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            abandonStart();
+            Thread.currentThread().interrupt();
+            throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
+        } catch (ExecutionException | TimeoutException e) {
+            abandonStart();
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " within "
+                    + settings.connectionTimeout().toMillis() + " ms", cause);
+        } finally {
+            listeners.remove(firstConnect);
+        }
+    }
+
+    private void abandonStart() {
+        closed.set(true);
+        Handle h = current;
+        if (h != null) {
+            try {
+                h.zooKeeper.close(HANDLE_CLOSE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        events.shutdownNow();
+        callbacks.shutdownNow();
+        try {
+            events.awaitTermination(HANDLE_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- the state machine
+
+    /** Events thread. One ZooKeeper event of one handle. */
+    private void onEvent(Handle h, WatchedEvent event) {
+        if (h != current || closed.get() || event.getType() != Watcher.Event.EventType.None) {
+            return;
+        }
+        switch (event.getState()) {
+            case SyncConnected:
+                if (h.session == null) {
+                    establish(h);
+                } else if (state == ConnectionState.SUSPENDED) {
+                    transition(ConnectionState.RECONNECTED);
+                }
+                break;
+            case Disconnected:
+                if (state != null && state.isConnected()) {
+                    disconnectedAt = settings.clock().nanoTime();
+                    transition(ConnectionState.SUSPENDED);
+                }
+                break;
+            case Expired:
+                loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
+                break;
+            case AuthFailed:
+                // The handle stops for good without an Expired: the session cannot be used.
+                loseSession(h, "authentication failed (check the authorization given to the builder)",
+                        AUTH_FAILED_REBUILD_DELAY);
+                break;
+            case Closed:
+                // Our own closes are filtered out above (old handles, or closed set first): this
+                // handle stopped by itself, so its session can no longer be trusted.
+                loseSession(h, "the ZooKeeper handle closed itself", Duration.ZERO);
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** Events thread. The handle's first connection: a new session. */
+    private void establish(Handle h) {
+        h.session = new ZkSession(h.zooKeeper, retryLoop);
+        rebuildAttempts = 0;
+        session = h.session;
+        CompletableFuture<ZkSession> waiting = nextSession;
+        log.info("{}: session 0x{} established, timeout {} ms", name, Long.toHexString(h.session.id()),
+                h.session.timeoutMillis());
+        transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
+        waiting.complete(h.session);
+    }
+
+    /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
+    private void checkPresumedLoss() {
+        Handle h = current;
+        if (state != ConnectionState.SUSPENDED || h == null || h.session == null || closed.get()) {
+            return;
+        }
+        long silentNanos = settings.clock().nanoTime() - disconnectedAt;
+        if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
+            loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
+                    + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
+        }
+    }
+
+    /**
+     * Events thread. Ends the session of {@code h}, reports LOST and starts a new session after
+     * {@code rebuildDelay}. Once per handle. Each step is isolated from the one before, so that a
+     * failing hook or listener cannot stop the rebuild.
+     */
+    private void loseSession(Handle h, String why, Duration rebuildDelay) {
+        if (h.lost) {
+            return;
+        }
+        h.lost = true;
+        log.warn("{}: session 0x{} lost: {}", name, h.session == null ? "?" : Long.toHexString(h.session.id()), why);
+        if (nextSession.isDone()) {
+            nextSession = new CompletableFuture<>();
+        }
+        if (h.session != null) {
+            h.session.end();
+        }
+        transition(ConnectionState.LOST);
+        closeInBackground(h.zooKeeper);
+        if (rebuildDelay.isZero()) {
+            rebuild();
+        } else {
+            events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Events thread. Makes a new handle; on failure tries again after the policy's delay. */
+    private void rebuild() {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            current = new Handle();
+        } catch (IOException | RuntimeException e) {
+            Duration delay = settings.retryPolicy().retryDelay(rebuildAttempts++, Duration.ZERO)
+                    .orElseGet(() -> {
+                        rebuildAttempts = 0;
+                        return Duration.ofSeconds(1);
+                    });
+            log.warn("{}: cannot start a new session, next try in {} ms", name, delay.toMillis(), e);
+            events.schedule(this::rebuild, delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Events thread. Tells every listener, whatever any of them throws. */
+    private void transition(ConnectionState next) {
+        state = next;
+        log.info("{}: {}", name, next);
+        for (ConnectionListener l : listeners) {
+            try {
+                l.stateChanged(next);
+            } catch (Throwable t) {
+                log.error("{}: connection listener {} failed on {}", name, l, next, t);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- close
+
+    /**
+     * Ends the session and wakes everything waiting for one at once, then delivers CLOSED and
+     * closes the handle, waiting for both at most {@link #CLOSE_BUDGET_MILLIS}: whatever the
+     * network does, close returns in about a second. A handle that cannot say goodbye to the
+     * ensemble (silent network) is closed in the background; the ensemble then expires the session
+     * by itself.
+     */
+    void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        log.info("{}: closing", name);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BUDGET_MILLIS);
+        endCurrentSession();
+        // Called by a listener, on the events thread: CLOSED is queued behind the transition being
+        // delivered now, so it cannot be waited for here; shutdown() below lets it run once this
+        // listener returns, after the other listeners saw this transition.
+        boolean onEventsThread = Thread.currentThread().getName().equals(name + "-events");
+        CompletableFuture<Void> delivered;
+        try {
+            // On the events thread, so that a session established just before close() was called
+            // (published after the line above read the old one) is ended too, before CLOSED.
+            delivered = CompletableFuture.runAsync(() -> {
+                endCurrentSession();
+                transition(ConnectionState.CLOSED);
+            }, events);
+        } catch (RejectedExecutionException e) {
+            log.warn("{}: CLOSED not delivered: the events thread has stopped", name);
+            delivered = CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> handleClosed = closeInBackground(current.zooKeeper);
+        boolean interrupted = false;
+        CompletableFuture<Void> both = onEventsThread ? handleClosed : CompletableFuture.allOf(delivered, handleClosed);
+        for (;;) {
+            try {
+                both.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // finish closing first; the flag is set again below
+            } catch (ExecutionException | TimeoutException e) {
+                log.warn("{}: closing goes on in the background (CLOSED delivered: {}, handle closed: {})", name,
+                        delivered.isDone(), handleClosed.isDone());
+                break;
+            }
+        }
+        events.shutdown();
+        callbacks.shutdown();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Ends the latest session, if still alive, and fails every wait for a new one. */
+    private void endCurrentSession() {
+        ZkSession s = session;
+        if (s != null) {
+            s.end();
+        }
+        nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
+    }
+
+    private CompletableFuture<Void> closeInBackground(ZooKeeper zk) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                zk.close(HANDLE_CLOSE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Throwable e) {
+                log.debug("{}: closing a handle failed", name, e);
+            } finally {
+                done.complete(null);
+            }
+        }, name + "-close-handle");
+        t.setDaemon(true);
+        t.start();
+        return done;
+    }
+
+    private static ThreadFactory daemon(String threadName) {
+        return r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** One raw ZooKeeper handle and the session it established, if any. */
+    private final class Handle implements Watcher {
+        final ZooKeeper zooKeeper;
+        /** Set on the events thread when this handle first connects. */
+        ZkSession session;
+        /** Set on the events thread once this handle's session was reported lost. */
+        boolean lost;
+
+        Handle() throws IOException {
+            zooKeeper = new ZooKeeper(settings.connectString(), (int) settings.sessionTimeout().toMillis(), this,
+                    false, settings.clientConfig());
+            for (ClientSettings.Auth auth : settings.auths()) {
+                zooKeeper.addAuthInfo(auth.scheme(), auth.credentials());
+            }
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            try {
+                events.execute(() -> onEvent(this, event));
+            } catch (RejectedExecutionException closing) {
+                // the client is closing: no state change matters any more
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.zkcoord;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A granted hold that belongs to an object, not to a thread: what {@code acquire()}, {@code
+ * tryAcquire(Duration)} and {@code acquireAsync()} of every zkcoord recipe return.
+ *
+ * <pre>{@code
+ * try (ZkLease lease = mutex.acquire()) {
+ *     lease.whenLost().thenRun(worker::stop);     // the session ended: stop touching the resource
+ *     resource.write(data, lease.fencingToken());  // the resource refuses stale tokens
+ * }                                                // release()
+ * }</pre>
+ *
+ * <ul>
+ *   <li>Any thread may release it; it is not reentrant. A lease and a thread's hold of the same
+ *       lock exclude each other exactly as two processes do.
+ *   <li>It ends when released, or when its ZooKeeper session ends (expired, presumed expired
+ *       during a partition, or the client closed): then {@link #isValid()} turns false and {@link
+ *       #whenLost()} completes. From that moment another process may hold what it guarded.
+ *   <li>Its {@link #fencingToken()} is the {@code czxid} of its node: tokens strictly increase from
+ *       each holder of a lock to the next. Pass it with every write to the guarded resource.
+ * </ul>
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface ZkLease extends AutoCloseable {
+
+    /** @return the {@code czxid} of the lease's node; readable after release or loss too */
+    long fencingToken();
+
+    /** @return the full path of the lease's node */
+    String nodePath();
+
+    /** @return true until the lease is released or lost */
+    boolean isValid();
+
+    /**
+     * @return completes (with null) when the lease is lost with its session; never if it was
+     *     released first. Dependent actions run on a library thread, never ZooKeeper's; what they
+     *     throw does not reach the library.
+     */
+    CompletableFuture<Void> whenLost();
+
+    /**
+     * Releases the lease: deletes its node. Idempotent, from any thread; throws nothing checked.
+     * {@link #isValid()} is false once it returns. It waits about a second at most for the
+     * ensemble's answer; if the ensemble cannot be reached the deletion goes on in the background
+     * until the connection returns or the session ends (which deletes the node too). Does nothing
+     * after a loss. Keeps the thread's interrupt status.
+     */
+    void release();
+
+    /** Same as {@link #release()}. */
+    @Override
+    void close();
+}

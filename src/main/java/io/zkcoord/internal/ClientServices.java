@@ -1,0 +1,109 @@
+package io.zkcoord.internal;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
+import io.zkcoord.retry.RetryPolicy;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * What the recipes need of a {@link ZkClient} beyond its public face: the next live session as a
+ * future, a scheduler for retry delays, and an executor for user code (futures, listeners) that is
+ * never ZooKeeper's event thread. Internal: this package is not exported by the module.
+ *
+ * <p>Thread-safe and immutable apart from what it points to.
+ */
+public final class ClientServices {
+
+    private static volatile Function<ZkClient, ClientServices> access;
+
+    private final String name;
+    private final Supplier<CompletableFuture<ZkSession>> session;
+    private final ScheduledExecutorService scheduler;
+    private final Executor userCallbacks;
+    private final RetryPolicy retryPolicy;
+    private final List<ACL> acl;
+    private final Supplier<Boolean> closed;
+    private final String chroot;
+
+    /**
+     * @param name the client's name, for thread names and messages
+     * @param session the live session at once if there is one, else a future completed when one is
+     *     established, or exceptionally with {@link IllegalStateException} once the client closes
+     * @param scheduler runs short, non-blocking steps after a delay
+     * @param userCallbacks runs user code: completions of futures handed to users, listeners
+     * @param retryPolicy the client's retry policy
+     * @param acl the ACL of every node the recipes create
+     * @param closed whether the client is closed
+     * @param chroot the connect string's chroot, or empty
+     */
+    public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session, ScheduledExecutorService scheduler,
+            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot) {
+        this.name = name;
+        this.session = session;
+        this.scheduler = scheduler;
+        this.userCallbacks = userCallbacks;
+        this.retryPolicy = retryPolicy;
+        this.acl = acl;
+        this.closed = closed;
+        this.chroot = chroot;
+    }
+
+    /** Called once, by {@link ZkClient}'s class initialiser. */
+    public static void provide(Function<ZkClient, ClientServices> accessor) {
+        if (access != null) {
+            throw new IllegalStateException("already provided");
+        }
+        access = accessor;
+    }
+
+    /**
+     * @return the services of {@code client}
+     * @throws IllegalArgumentException if {@code client} is null
+     */
+    public static ClientServices of(ZkClient client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        return access.apply(client);
+    }
+
+    /** @return a future of the live session; see the constructor */
+    public CompletableFuture<ZkSession> session() {
+        return session.get();
+    }
+
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    public Executor userCallbacks() {
+        return userCallbacks;
+    }
+
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    public List<ACL> acl() {
+        return acl;
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** @return the connect string's chroot ({@code /app}), or empty */
+    public String chroot() {
+        return chroot;
+    }
+
+    public String name() {
+        return name;
+    }
+}

@@ -1,0 +1,115 @@
+package io.zkcoord.lock;
+
+import io.zkcoord.ZkLease;
+import io.zkcoord.queue.Grant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lease on one lock: one granted node that belongs to this object, not to a thread.
+ *
+ * <p>Thread-safe. Its life is {@code PENDING -> VALID -> RELEASED | LOST}, changed by atomic steps:
+ * {@code PENDING -> LOST} when the session ended before the lease was handed out (the acquisition
+ * then queues again and nobody hears of it).
+ */
+final class LockLease implements ZkLease {
+
+    private static final Logger log = LoggerFactory.getLogger(LockLease.class);
+    /** How long {@link #release()} waits for the ensemble's answer before leaving it to the background. */
+    private static final long RELEASE_WAIT_MILLIS = 1_000;
+
+    private enum State { PENDING, VALID, RELEASED, LOST }
+
+    private final LockEngine engine;
+    private final Grant grant;
+    private final AtomicReference<State> state = new AtomicReference<>(State.PENDING);
+    private final CompletableFuture<Void> lost = new CompletableFuture<>();
+    private final Runnable cancelLossHook;
+
+    LockLease(LockEngine engine, Grant grant) {
+        this.engine = engine;
+        this.grant = grant;
+        this.cancelLossHook = grant.session().onEnd(this::sessionEnded);
+    }
+
+    /** @return true if the lease is now valid; false if its session ended first */
+    boolean grant() {
+        return state.compareAndSet(State.PENDING, State.VALID);
+    }
+
+    private void sessionEnded() {
+        State was = state.getAndUpdate(s -> s == State.RELEASED ? s : State.LOST);
+        if (was != State.VALID) {
+            return;
+        }
+        log.warn("lease of {} with {} (token {}) lost: its session {} ended", engine.describe(), grant.path(),
+                grant.czxid(), grant.session());
+        engine.reportLoss(grant.czxid(), () -> lost.complete(null));
+    }
+
+    @Override
+    public long fencingToken() {
+        return grant.czxid();
+    }
+
+    @Override
+    public String nodePath() {
+        return grant.path();
+    }
+
+    @Override
+    public boolean isValid() {
+        return state.get() == State.VALID;
+    }
+
+    @Override
+    public CompletableFuture<Void> whenLost() {
+        return lost.copy();
+    }
+
+    @Override
+    public void release() {
+        CompletableFuture<Void> deleted = releaseInBackground();
+        boolean interrupted = Thread.interrupted();
+        try {
+            deleted.get(RELEASE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } catch (Exception e) {
+            // Not answered within the wait, or the policy gave up: the queue keeps deleting in the
+            // background until the connection returns or the session ends.
+            log.warn("release of {} ({}) not confirmed yet; it goes on in the background: {}", engine.describe(),
+                    grant.path(), e.toString());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Ends the lease and sends the deletion without waiting for it.
+     *
+     * @return completes when the node is deleted (at once if the lease was not valid)
+     */
+    CompletableFuture<Void> releaseInBackground() {
+        if (!state.compareAndSet(State.VALID, State.RELEASED)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        cancelLossHook.run();
+        return engine.queue().release(grant.session(), java.util.List.of(grant.path()));
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return "ZkLease[" + engine.describe() + ", " + grant.path() + ", token " + grant.czxid() + ", " + state.get() + "]";
+    }
+}

@@ -1,0 +1,119 @@
+package io.zkcoord.lock;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.queue.Acquisition;
+import io.zkcoord.queue.Grant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * How a blocking method waits for an {@link Acquisition}: with its own deadline, kept by this
+ * thread's timed wait and never by a thread stuck in I/O, so the limit holds whatever the network
+ * does. Stateless.
+ */
+final class Waits {
+
+    /** Waits longer than this (73 years) are forever. */
+    static final long FOREVER = Long.MAX_VALUE / 4;
+
+    /**
+     * How long a one-look acquisition ({@code tryLock()}, {@code tryAcquire(ZERO)}) waits for its
+     * one look (one round trip when the ensemble answers) before it gives up.
+     */
+    static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(750);
+
+    private Waits() {
+    }
+
+    /**
+     * Waits for {@code acquisition} until {@code timeoutNanos} has passed, then abandons it.
+     *
+     * @param timeoutNanos how long; {@link #FOREVER}: no limit
+     * @param interruptible whether an interrupt ends the wait (the acquisition is abandoned);
+     *     otherwise an interrupt is remembered and the flag set again on return
+     * @param unwanted told of a grant that came too late for a caller that was interrupted
+     * @return the grant, or null if the time ran out or the one look did not hold
+     * @throws InterruptedException if interruptible and interrupted; the acquisition is abandoned
+     * @throws CoordinationException if the acquisition failed so
+     * @throws IllegalStateException if the client closed
+     */
+    static Grant await(Acquisition acquisition, long timeoutNanos, boolean interruptible, Consumer<Grant> unwanted)
+            throws InterruptedException {
+        CompletableFuture<Grant> result = acquisition.result();
+        long deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    if (timeoutNanos >= FOREVER) {
+                        return result.get();
+                    }
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        // Granted at this instant: the caller takes it rather than throw it away.
+                        return acquisition.abandon() ? null : result.join();
+                    }
+                    return result.get(remaining, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        if (!acquisition.abandon()) {
+                            unwanted.accept(result.join());
+                        }
+                        throw e;
+                    }
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    // loop: the deadline branch abandons
+                } catch (ExecutionException e) {
+                    throw rethrow(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Waits for {@code future} without a limit and without being ended by an interrupt (the flag
+     * is set again on return).
+     */
+    static <T> T uninterruptibly(CompletableFuture<T> future) {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return the failure as the unchecked exception to throw */
+    static RuntimeException rethrow(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new CoordinationException(t.toString(), t);
+    }
+}

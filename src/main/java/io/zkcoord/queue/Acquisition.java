@@ -1,0 +1,550 @@
+package io.zkcoord.queue;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.ZkSession;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquisition in one queue directory: a state machine, driven by ZooKeeper's callbacks and
+ * watches and by the client's scheduler, that completes {@link #result()}. No thread waits inside
+ * it; whoever wants the outcome waits on the future with a deadline of its own, and gives up with
+ * {@link #abandon()}.
+ *
+ * <h2>The protocol, top to bottom</h2>
+ * <ol>
+ *   <li><b>Session.</b> Take the client's live session, or wait (without a thread) for the next.
+ *   <li><b>Enqueue.</b> Send {@code create <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL})
+ *       and, without waiting for its reply, {@code getChildren <dir>}: the server runs one
+ *       session's requests in order, so the list already holds the new node, and an uncontended
+ *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
+ *       nodes) and the pair sent again.
+ *   <li><b>Recover a lost reply.</b> If the connection dropped before the create's reply, the node
+ *       may exist: {@code sync} and read the directory, look for the attempt id, and create again
+ *       only if it is not there.
+ *   <li><b>Decide.</b> Ask the recipe's {@link QueueRule}: held, watch one node, or missing.
+ *   <li><b>Watch</b> that one node ({@code getData} with a watch: no watch is left if it is already
+ *       gone). Gone already: read again (step 4). Its watch fires: held if it was the only
+ *       blocker, otherwise read again.
+ *   <li><b>Grant</b>: complete the future with the node, its session and its czxid.
+ * </ol>
+ * A session that ends while waiting takes the node with it: the acquisition queues again in the
+ * next session (from step 1). A passing failure (connection loss) repeats the step after the
+ * retry policy's delay; when the policy gives up the acquisition fails with {@link
+ * CoordinationException}. A closed client fails it with {@link IllegalStateException}.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>A node made by this acquisition exists only while the acquisition waits or holds: abandon,
+ *       failure and a one look that does not hold delete it in the background; a create whose
+ *       outcome is unknown is looked for by its attempt id and deleted.
+ *   <li>At most one watch at a time, on exactly the node the rule named.
+ *   <li>{@link #result()} completes exactly once: with the {@link Grant}, with null (abandoned, or
+ *       one look that did not hold), or exceptionally.
+ * </ul>
+ *
+ * <p>Thread-safe: every step runs under the acquisition's monitor, none of them blocks, and replies
+ * to a step that is no longer current are recognised by their step number and ignored (a create's
+ * reply is still used to delete its node).
+ */
+public final class Acquisition {
+
+    private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
+
+    private enum State {
+        /** Waiting for a live session (start, or the last one ended). */
+        AWAITING_SESSION,
+        /** The create and the first read are on their way, or a delayed retry of them. */
+        ENQUEUEING,
+        /** Looking for the node of a create whose reply was lost. */
+        RECOVERING,
+        /** Reading the queue. */
+        READING,
+        /** Watching the node the rule named. */
+        WATCHING,
+        /** The session answered that it expired: waiting for the client to end it. */
+        AWAITING_SESSION_END,
+        /** Terminal: the future holds the grant. */
+        GRANTED,
+        /** Terminal: given up by the caller, or one look that did not hold. */
+        ABANDONED,
+        /** Terminal: failed. */
+        FAILED;
+
+        boolean terminal() {
+            return this == GRANTED || this == ABANDONED || this == FAILED;
+        }
+    }
+
+    private final QueueDirectory queue;
+    private final String dir;
+    private final String kind;
+    private final QueueRule rule;
+    private final boolean oneLook;
+    private final byte[] data;
+    private final CompletableFuture<Grant> result = new CompletableFuture<>();
+
+    // Guarded by this.
+    private State state = State.AWAITING_SESSION;
+    /** Number of the current step; replies and timers of older steps are ignored. */
+    private int step;
+    private ZkSession session;
+    private Runnable cancelSessionHook = () -> { };
+    /** Name prefix of the current create attempt ({@code kind-attemptId-}). */
+    private String prefix;
+    /** True once a create of the current attempt was sent and its node may exist unseen. */
+    private boolean createUnsettled;
+    /** True while the reply to the current attempt's create is awaited: that reply settles it. */
+    private boolean createInFlight;
+    /** The node watched now, and our watcher on it; null when not watching. */
+    private String watchedPath;
+    private Watcher watcher;
+    /** Our node, once known. */
+    private String ownPath;
+    private QueueNode own;
+    private long czxid;
+    /** Retries of the current failing step, and when its first try failed. */
+    private int retries;
+    private long failingSince;
+
+    Acquisition(QueueDirectory queue, String kind, QueueRule rule, boolean oneLook, byte[] data) {
+        this.queue = queue;
+        this.dir = queue.path();
+        this.kind = kind;
+        this.rule = rule;
+        this.oneLook = oneLook;
+        this.data = data;
+    }
+
+    /**
+     * @return completes with the grant; with null if abandoned, or if a one-look acquisition did
+     *     not hold at its first answer; exceptionally with {@link CoordinationException} (the
+     *     retry policy gave up, or the ensemble refused) or {@link IllegalStateException} (the
+     *     client closed). Completed on a ZooKeeper or library thread: dependents must be quick.
+     */
+    public CompletableFuture<Grant> result() {
+        return result;
+    }
+
+    /**
+     * Gives up: the node is deleted in the background (or found by its attempt id and deleted,
+     * if its create is still unanswered) and {@link #result()} completes with null. Never blocks.
+     *
+     * @return true if the acquisition will not hold (also if it had already ended without a
+     *     grant); false if it was granted first: the caller then owns the grant
+     */
+    public synchronized boolean abandon() {
+        if (state == State.GRANTED) {
+            return false;
+        }
+        end(State.ABANDONED, null);
+        return true;
+    }
+
+    synchronized void start() {
+        awaitSession();
+    }
+
+    // ------------------------------------------------------------------ 1. session
+
+    private void awaitSession() {
+        state = State.AWAITING_SESSION;
+        int s = ++step;
+        queue.services().session().whenComplete((live, failure) -> {
+            synchronized (this) {
+                if (s != step) {
+                    return;
+                }
+                if (failure != null) {
+                    end(State.FAILED, failure instanceof java.util.concurrent.CompletionException
+                            && failure.getCause() != null ? failure.getCause() : failure);
+                } else {
+                    enqueue(live);
+                }
+            }
+        });
+    }
+
+    private void enqueue(ZkSession live) {
+        session = live;
+        prefix = QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
+        own = null;
+        ownPath = null;
+        createUnsettled = false;
+        createInFlight = false;
+        int s = step;
+        cancelSessionHook = live.onEnd(() -> sessionEnded(live));
+        if (s == step) { // unless the hook ran at once: the session had ended already
+            sendCreate();
+        }
+    }
+
+    // ------------------------------------------------------------------ 2. enqueue
+
+    private void sendCreate() {
+        state = State.ENQUEUEING;
+        int s = ++step;
+        createUnsettled = true;
+        createInFlight = true;
+        ZkSession in = session;
+        String attempt = prefix;
+        try {
+            in.zooKeeper().create(dir + "/" + attempt, data, queue.services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                    (rc, path, ctx, name, stat) -> created(s, in, attempt, Code.get(rc), name, stat), null);
+            // Pipelined: answered after the create, and sees its node.
+            in.zooKeeper().getChildren(dir, false,
+                    (rc, path, ctx, children, stat) -> read(s, Code.get(rc), children), null);
+        } catch (RuntimeException e) {
+            end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
+        }
+    }
+
+    /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
+    private synchronized void created(int s, ZkSession in, String attempt, Code code, String name, Stat stat) {
+        if (attempt.equals(prefix)) {
+            createInFlight = false;
+        }
+        boolean current = s == step && !state.terminal();
+        if (!current) {
+            if (code == Code.OK && in.isAlive()) {
+                queue.deleteInBackground(in, name); // made for an attempt nobody waits for any more
+            } else if (Requests.outcomeUnknown(code) && state.terminal()) {
+                queue.forgetAttempt(in, attempt);
+            }
+            return;
+        }
+        switch (code) {
+            case OK:
+                createUnsettled = false;
+                adopt(name, stat);
+                return; // the pipelined read comes next
+            case NONODE:
+                createUnsettled = false;
+                int s2 = ++step;
+                queue.createDirectory(in).whenComplete((v, failure) -> {
+                    synchronized (this) {
+                        if (s2 != step) {
+                            return;
+                        }
+                        if (failure == null) {
+                            sendCreate();
+                        } else {
+                            failOrWait(failure);
+                        }
+                    }
+                });
+                return;
+            case CONNECTIONLOSS:
+            case OPERATIONTIMEOUT:
+                // The node may exist: look for it before creating again.
+                retryLater(code, this::recover);
+                return;
+            case SESSIONMOVED:
+                retryLater(code, this::recover);
+                return;
+            case SESSIONEXPIRED:
+                awaitSessionEnd();
+                return;
+            default:
+                createUnsettled = false;
+                end(State.FAILED, new CoordinationException(code + " creating a node in " + dir,
+                        KeeperException.create(code, dir)));
+        }
+    }
+
+    private void adopt(String path, Stat stat) {
+        ownPath = path;
+        own = QueueNode.parse(path.substring(dir.length() + 1))
+                .orElseThrow(() -> new IllegalStateException("unexpected node name " + path));
+        czxid = stat.getCzxid();
+    }
+
+    // ------------------------------------------------------------------ 3. recover a lost create reply
+
+    private void recover() {
+        if (!QueueDirectory.recoverLostCreates) {
+            sendCreate();
+            return;
+        }
+        state = State.RECOVERING;
+        int s = ++step;
+        ZkSession in = session;
+        String attempt = prefix;
+        Requests.syncedChildren(in, dir).thenCompose(children -> {
+            for (String name : children) {
+                if (name.startsWith(attempt)) {
+                    String path = dir + "/" + name;
+                    return Requests.exists(in, path).thenApply(stat -> new Found(children, path, stat));
+                }
+            }
+            return CompletableFuture.completedFuture(new Found(children, null, null));
+        }).whenComplete((found, failure) -> {
+            synchronized (this) {
+                if (s != step || state.terminal()) {
+                    return;
+                }
+                if (failure != null) {
+                    failOrRetry(failure, this::recover);
+                } else if (found.stat == null) {
+                    sendCreate(); // the lost create never happened
+                } else if (found.stat.getEphemeralOwner() != in.id()) {
+                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.path,
+                            Long.toHexString(found.stat.getEphemeralOwner()));
+                    sendCreate();
+                } else {
+                    log.info("recovered node {} after a lost create reply", found.path);
+                    createUnsettled = false;
+                    adopt(found.path, found.stat);
+                    decide(found.children);
+                }
+            }
+        });
+    }
+
+    private record Found(List<String> children, String path, Stat stat) {
+    }
+
+    // ------------------------------------------------------------------ 4. decide
+
+    private void readQueue() {
+        dropWatch();
+        state = State.READING;
+        int s = ++step;
+        try {
+            session.zooKeeper().getChildren(dir, false, (rc, path, ctx, children, stat) -> read(s, Code.get(rc), children),
+                    null);
+        } catch (RuntimeException e) {
+            end(State.FAILED, new CoordinationException("cannot read " + dir + ": " + e.getMessage(), e));
+        }
+    }
+
+    private synchronized void read(int s, Code code, List<String> children) {
+        if (s != step || state.terminal() || own == null) {
+            return; // stale, or the pipelined read of a create that failed
+        }
+        switch (code) {
+            case OK:
+                decide(children);
+                return;
+            case NONODE:
+                decide(List.of()); // the directory is gone, and our node with it
+                return;
+            case SESSIONEXPIRED:
+                awaitSessionEnd();
+                return;
+            default:
+                if (Requests.passing(code)) {
+                    retryLater(code, this::readQueue);
+                } else {
+                    end(State.FAILED, new CoordinationException(code + " reading " + dir, KeeperException.create(code, dir)));
+                }
+        }
+    }
+
+    private void decide(List<String> children) {
+        retries = 0;
+        Turn turn = rule.decide(QueueNode.queue(children), own);
+        if (turn instanceof Turn.Held) {
+            grant();
+        } else if (turn instanceof Turn.Watch watch) {
+            if (oneLook) {
+                end(State.ABANDONED, null);
+            } else {
+                watch(watch);
+            }
+        } else {
+            // Our node is gone (deleted by hand, or its session ended unseen): queue again.
+            log.info("node {} left the queue while waiting; queueing again", ownPath);
+            own = null;
+            ownPath = null;
+            cancelSessionHook.run();
+            awaitSession();
+        }
+    }
+
+    // ------------------------------------------------------------------ 5. watch
+
+    private void watch(Turn.Watch watch) {
+        state = State.WATCHING;
+        int s = ++step;
+        String watched = dir + "/" + watch.node().name();
+        Watcher watcher = event -> watchFired(s, event, watch.heldWhenGone());
+        this.watchedPath = watched;
+        this.watcher = watcher;
+        try {
+            session.zooKeeper().getData(watched, watcher, (rc, path, ctx, bytes, stat) -> watchSet(s, Code.get(rc)), null);
+        } catch (RuntimeException e) {
+            end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
+        }
+    }
+
+    private synchronized void watchSet(int s, Code code) {
+        if (s != step || state.terminal()) {
+            return;
+        }
+        if (code == Code.OK) {
+            return; // wait for the watch
+        }
+        if (code == Code.NONODE) {
+            watchedPath = null; // no watch was set
+            watcher = null;
+            readQueue(); // gone already
+        } else if (code == Code.SESSIONEXPIRED) {
+            awaitSessionEnd();
+        } else if (Requests.passing(code)) {
+            retryLater(code, this::readQueue);
+        } else {
+            end(State.FAILED, new CoordinationException(code + " watching in " + dir, KeeperException.create(code, dir)));
+        }
+    }
+
+    private synchronized void watchFired(int s, WatchedEvent event, boolean heldWhenGone) {
+        if (s != step || state.terminal() || event.getType() == Watcher.Event.EventType.None) {
+            return; // connection events: the client's state machine decides what they mean
+        }
+        watchedPath = null; // a watch fires once
+        watcher = null;
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
+            grant();
+        } else {
+            readQueue();
+        }
+    }
+
+    /**
+     * Forgets the watch of an acquisition that no longer waits, on the scheduler (never on the
+     * caller's thread), so its watcher is not kept by the client. The server keeps its side until
+     * the node goes (ZooKeeper removes a server watch only with every watcher of the path).
+     */
+    private void dropWatch() {
+        String path = watchedPath;
+        Watcher w = watcher;
+        ZkSession in = session;
+        watchedPath = null;
+        watcher = null;
+        if (path == null || in == null || !in.isAlive()) {
+            return;
+        }
+        queue.schedule(() -> {
+            try {
+                in.zooKeeper().removeWatches(path, w, Watcher.WatcherType.Data, true, (rc, p, ctx) -> { }, null);
+            } catch (RuntimeException e) {
+                log.debug("could not drop the watch on {}: {}", path, e.toString());
+            }
+        }, 0);
+    }
+
+    // ------------------------------------------------------------------ 6. grant, and the ends
+
+    private void grant() {
+        if (!session.isAlive()) {
+            awaitSessionEnd(); // the node goes with the session; queue again in the next
+            return;
+        }
+        state = State.GRANTED;
+        ++step;
+        cancelSessionHook.run();
+        result.complete(new Grant(session, ownPath, own, czxid));
+    }
+
+    /** Session-end hook: the node went with the session; queue again in the next. */
+    private synchronized void sessionEnded(ZkSession ended) {
+        if (state.terminal() || session != ended) {
+            return;
+        }
+        own = null;
+        ownPath = null;
+        createUnsettled = false;
+        watchedPath = null; // went with the session
+        watcher = null;
+        awaitSession(); // fails with IllegalStateException if the client closed
+    }
+
+    private void awaitSessionEnd() {
+        state = State.AWAITING_SESSION_END;
+        ++step;
+    }
+
+    /** Ends the acquisition; deletes its node (or looks for it) in the background. */
+    private void end(State terminal, Throwable failure) {
+        if (state.terminal()) {
+            return;
+        }
+        state = terminal;
+        ++step;
+        cancelSessionHook.run();
+        dropWatch();
+        if (session != null && session.isAlive()) {
+            if (ownPath != null) {
+                queue.deleteInBackground(session, ownPath);
+            } else if (createUnsettled && !createInFlight) {
+                // Not waiting for a create's reply (that reply deletes its node): a create whose
+                // reply was lost may have made a node; find it by its attempt id.
+                queue.forgetAttempt(session, prefix);
+            }
+        }
+        if (failure == null) {
+            result.complete(null);
+        } else {
+            result.completeExceptionally(failure);
+        }
+    }
+
+    private void failOrWait(Throwable failure) {
+        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED) {
+            awaitSessionEnd();
+        } else {
+            end(State.FAILED, failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure);
+        }
+    }
+
+    private void failOrRetry(Throwable failure, Runnable again) {
+        Code code = Requests.codeOf(failure);
+        if (code != null && Requests.passing(code)) {
+            retryLater(code, again);
+        } else {
+            failOrWait(failure);
+        }
+    }
+
+    /** Repeats {@code again} after the retry policy's delay, or fails once the policy gives up. */
+    private void retryLater(Code code, Runnable again) {
+        long now = System.nanoTime();
+        if (retries == 0) {
+            failingSince = now;
+        }
+        Duration elapsed = Duration.ofNanos(now - failingSince);
+        Optional<Duration> delay = queue.services().retryPolicy().retryDelay(retries, elapsed);
+        if (delay.isEmpty()) {
+            end(State.FAILED, queue.gaveUp(dir, retries + 1, elapsed, KeeperException.create(code, dir)));
+            return;
+        }
+        retries++;
+        int s = ++step;
+        log.debug("{} in {}; retry {} in {} ms", code, dir, retries, delay.get().toMillis());
+        queue.schedule(() -> {
+            synchronized (this) {
+                if (s == step && !state.terminal()) {
+                    again.run();
+                }
+            }
+        }, delay.get().toMillis());
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "Acquisition[" + dir + ", " + kind + ", " + state + (ownPath == null ? "" : ", " + ownPath) + "]";
+    }
+}

@@ -1,0 +1,256 @@
+package io.zkcoord.queue;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
+import io.zkcoord.internal.ClientServices;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One queue directory of one client: where every recipe's {@link Acquisition}s queue, and the
+ * asynchronous work around them that nobody waits for: releasing nodes, deleting abandoned ones,
+ * creating the directory.
+ *
+ * <p>Nothing here blocks a thread: every ZooKeeper call is asynchronous, every retry is a task on
+ * the client's scheduler. Thread-safe; stateless apart from its settings.
+ */
+public final class QueueDirectory {
+
+    private static final Logger log = LoggerFactory.getLogger(QueueDirectory.class);
+    /** Pace of clean-up that goes on in the background until the connection returns. */
+    private static final long BACKGROUND_RETRY_MILLIS = 200;
+
+    /**
+     * Whether an acquisition looks for the node of a create whose reply was lost before creating
+     * again. Always true in use: it exists only so that a test (CreateRecoveryFaultTest) can switch
+     * the recovery off and show that a lost create reply then leaves an orphan node behind.
+     */
+    public static volatile boolean recoverLostCreates = true;
+
+    private final ClientServices services;
+    private final String dir;
+
+    /**
+     * @param client the client whose sessions hold the nodes
+     * @param dir the directory, already validated ({@link QueuePaths#validate})
+     */
+    public QueueDirectory(ZkClient client, String dir) {
+        this.services = ClientServices.of(client);
+        this.dir = dir;
+    }
+
+    /** @return the directory */
+    public String path() {
+        return dir;
+    }
+
+    ClientServices services() {
+        return services;
+    }
+
+    /**
+     * Starts an acquisition: a node of {@code kind} queues in the client's live session (or the
+     * next one) and holds when {@code rule} says so.
+     *
+     * @param kind the node kind, lower-case letters
+     * @param rule decides "held, or which node to watch"
+     * @param oneLook if true, the acquisition ends (result null, node deleted) at its first answer
+     *     other than "held"
+     * @return the running acquisition
+     */
+    public Acquisition acquire(String kind, QueueRule rule, boolean oneLook) {
+        Acquisition a = new Acquisition(this, kind, rule, oneLook, OwnerInfo.ofCurrentThread());
+        a.start();
+        return a;
+    }
+
+    /** @return the queue as it is now, read in {@code session} under the retry policy */
+    public CompletableFuture<List<QueueNode>> read(ZkSession session) {
+        return underPolicy(dir, () -> Requests.children(session, dir)).thenApply(QueueNode::queue);
+    }
+
+    /**
+     * Deletes {@code paths} in {@code session}, in order, each retried under the client's retry
+     * policy. Completes when all are deleted, or at once when the session has ended (the nodes
+     * went with it). If the policy gives up, completes with {@link CoordinationException} and the
+     * deletion goes on in the background until the connection returns or the session ends.
+     */
+    public CompletableFuture<Void> release(ZkSession session, List<String> paths) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        for (int i = 0; i < paths.size(); i++) {
+            String path = paths.get(i);
+            List<String> rest = paths.subList(i, paths.size());
+            chain = chain.thenCompose(v -> underPolicy(path, () -> Requests.delete(session, path))
+                    .exceptionallyCompose(failure -> {
+                        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || !session.isAlive()) {
+                            return CompletableFuture.completedFuture(null); // the nodes went with the session
+                        }
+                        // This node and every one after it must still go, or a waiter behind them
+                        // would wait until the session ends.
+                        rest.forEach(p -> deleteInBackground(session, p));
+                        return CompletableFuture.failedFuture(failure);
+                    }));
+        }
+        return chain;
+    }
+
+    /**
+     * Deletes {@code path} in {@code session}, retrying until it is gone, the session ends, or the
+     * ensemble refuses for another reason (logged). Nobody waits for it.
+     */
+    public void deleteInBackground(ZkSession session, String path) {
+        inBackground(session, path, () -> Requests.delete(session, path));
+    }
+
+    /**
+     * For a create whose outcome is unknown: finds the node by its name prefix (the attempt id)
+     * once the connection allows, and deletes it. Nobody waits for it.
+     */
+    void forgetAttempt(ZkSession session, String prefix) {
+        inBackground(session, dir + "/" + prefix, () -> Requests.syncedChildren(session, dir).thenCompose(children -> {
+            for (String name : children) {
+                if (name.startsWith(prefix)) {
+                    log.debug("deleting {}/{}, made by an abandoned create", dir, name);
+                    return Requests.delete(session, dir + "/" + name);
+                }
+            }
+            return CompletableFuture.completedFuture(null);
+        }));
+    }
+
+    private void inBackground(ZkSession session, String what, Supplier<CompletableFuture<Void>> attempt) {
+        if (!session.isAlive()) {
+            return;
+        }
+        CompletableFuture<Void> sent;
+        try {
+            sent = attempt.get();
+        } catch (RuntimeException e) {
+            log.warn("background work on {} failed", what, e);
+            return;
+        }
+        sent.whenComplete((v, failure) -> {
+            if (failure == null) {
+                return;
+            }
+            Code code = Requests.codeOf(failure);
+            if (code != null && Requests.passing(code) && session.isAlive()) {
+                log.debug("background work on {} waits for the connection: {}", what, code);
+                schedule(() -> inBackground(session, what, attempt), BACKGROUND_RETRY_MILLIS);
+            } else if (code != Code.SESSIONEXPIRED && session.isAlive()) {
+                log.warn("background work on {} failed: {}", what, failure.toString());
+            }
+        });
+    }
+
+    /**
+     * Creates the directory and its missing parents as {@code CONTAINER} nodes (the server removes
+     * them once empty), under the retry policy.
+     *
+     * @return completes once it exists; fails with {@link CoordinationException} naming the chroot
+     *     if the client's chroot node is missing (ZooKeeper does not create it, and a client rooted
+     *     there cannot)
+     */
+    CompletableFuture<Void> createDirectory(ZkSession session) {
+        return createContainer(session, dir);
+    }
+
+    private CompletableFuture<Void> createContainer(ZkSession session, String path) {
+        return underPolicy(path, () -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                session.zooKeeper().create(path, new byte[0], services.acl(), CreateMode.CONTAINER,
+                        (rc, p, ctx, name) -> {
+                            Code code = Code.get(rc);
+                            if (code == Code.OK || code == Code.NODEEXISTS) {
+                                done.complete(null);
+                            } else {
+                                done.completeExceptionally(KeeperException.create(code, path));
+                            }
+                        }, null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+            return done;
+        }).exceptionallyCompose(failure -> {
+            if (Requests.codeOf(failure) != Code.NONODE) {
+                return CompletableFuture.failedFuture(failure);
+            }
+            int slash = path.lastIndexOf('/');
+            if (slash == 0) {
+                // "/x" has no parent to make: the root itself is missing, which happens only when
+                // the connect string names a chroot that does not exist.
+                return CompletableFuture.failedFuture(new CoordinationException("cannot create " + dir
+                        + ": the chroot " + services.chroot() + " of the connect string does not exist;"
+                        + " create it with a client that has no chroot", failure));
+            }
+            return createContainer(session, path.substring(0, slash)).thenCompose(v -> createContainer(session, path));
+        });
+    }
+
+    /**
+     * Runs one asynchronous request, trying again after the policy's delay while the failure is
+     * passing (connection loss). When the policy gives up, fails with {@link CoordinationException}
+     * naming {@code path}, with the last {@link KeeperException} as cause; any other failure is
+     * passed on as it is.
+     */
+    <T> CompletableFuture<T> underPolicy(String path, Supplier<CompletableFuture<T>> attempt) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        tryOnce(path, attempt, result, 0, System.nanoTime());
+        return result;
+    }
+
+    private <T> void tryOnce(String path, Supplier<CompletableFuture<T>> attempt, CompletableFuture<T> result,
+            int retries, long start) {
+        attempt.get().whenComplete((value, failure) -> {
+            if (failure == null) {
+                result.complete(value);
+                return;
+            }
+            Code code = Requests.codeOf(failure);
+            if (code == null || !Requests.passing(code)) {
+                result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
+                        && failure.getCause() != null ? failure.getCause() : failure);
+                return;
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+            Optional<Duration> delay = services.retryPolicy().retryDelay(retries, elapsed);
+            if (delay.isEmpty()) {
+                result.completeExceptionally(gaveUp(path, retries + 1, elapsed, failure));
+                return;
+            }
+            schedule(() -> tryOnce(path, attempt, result, retries + 1, start), delay.get().toMillis());
+        });
+    }
+
+    CoordinationException gaveUp(String path, int tries, Duration elapsed, Throwable last) {
+        Throwable cause = last instanceof java.util.concurrent.CompletionException && last.getCause() != null
+                ? last.getCause() : last;
+        return new CoordinationException("gave up on " + path + " after " + tries + " tries in " + elapsed.toMillis()
+                + " ms under " + services.retryPolicy() + ": " + Requests.codeOf(cause), cause);
+    }
+
+    /** Runs {@code task} on the scheduler after {@code millis}; drops it once the client is closed. */
+    void schedule(Runnable task, long millis) {
+        try {
+            services.scheduler().schedule(task, millis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            log.debug("client closed; dropping a delayed step on {}", dir);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueueDirectory[" + dir + "]";
+    }
+}
