@@ -36,7 +36,6 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -772,7 +771,9 @@ abstract class LockContractTest {
             Actor waiter = actor("waiter");
             proxy.stall();
             Future<?> waiting = waiter.runLater(lock::lock);
-            Await.until(WAIT, () -> inCall(waiter.thread(), "create"), "the waiter's create is on the wire");
+            // No thread sits in a ZooKeeper call any more: the create is on the wire (the proxy holds
+            // it) once the waiter is parked waiting for its acquisition.
+            Await.until(WAIT, () -> parkedIn(waiter.thread(), Waits.class, "await"), "the waiter's create is on the wire");
             Actor closer = actor("closer");
             Future<?> closed = closer.runLater(closing::close);
             Await.until(WAIT, () -> closing.state() == ConnectionState.CLOSED, "the client reports CLOSED");
@@ -785,13 +786,13 @@ abstract class LockContractTest {
         assertNoNodeLeft();
     }
 
-    /** True if {@code t} is blocked inside the ZooKeeper client method {@code method}. */
-    private static boolean inCall(Thread t, String method) {
+    /** True if {@code t} is blocked inside {@code type}'s method {@code method}. */
+    private static boolean parkedIn(Thread t, Class<?> type, String method) {
         if (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
             return false;
         }
         for (StackTraceElement e : t.getStackTrace()) {
-            if (e.getClassName().equals(ZooKeeper.class.getName()) && e.getMethodName().equals(method)) {
+            if (e.getClassName().equals(type.getName()) && e.getMethodName().equals(method)) {
                 return true;
             }
         }
