@@ -26,6 +26,13 @@ final class Waits {
      */
     static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(750);
 
+    /**
+     * A timed acquisition whose time runs out before its first look was answered (a time shorter
+     * than one round trip) waits this much longer for that look, so that {@code tryLock(1 ms)} on a
+     * free lock holds it. Within the promise "time + 200 ms".
+     */
+    static final long FIRST_LOOK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
+
     private Waits() {
     }
 
@@ -45,6 +52,7 @@ final class Waits {
             throws InterruptedException {
         CompletableFuture<Grant> result = acquisition.result();
         long deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
+        boolean graceGiven = false;
         boolean interrupted = false;
         try {
             for (;;) {
@@ -53,6 +61,11 @@ final class Waits {
                         return result.get();
                     }
                     long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0 && !graceGiven && !acquisition.looked()) {
+                        graceGiven = true;
+                        deadline += FIRST_LOOK_GRACE_NANOS;
+                        continue;
+                    }
                     if (remaining <= 0) {
                         // Granted at this instant: the caller takes it rather than throw it away.
                         return acquisition.abandon() ? null : result.join();

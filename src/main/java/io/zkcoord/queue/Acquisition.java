@@ -114,6 +114,8 @@ public final class Acquisition {
     private String ownPath;
     private QueueNode own;
     private long czxid;
+    /** True once the rule has answered at least once. */
+    private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
     private int retries;
     private long failingSince;
@@ -150,6 +152,14 @@ public final class Acquisition {
         }
         end(State.ABANDONED, null);
         return true;
+    }
+
+    /**
+     * @return true once the queue has been read and the rule has answered at least once (so a
+     *     caller whose time ran out knows whether it ever got its look)
+     */
+    public boolean looked() {
+        return looked;
     }
 
     synchronized void start() {
@@ -354,6 +364,7 @@ public final class Acquisition {
 
     private void decide(List<String> children) {
         retries = 0;
+        looked = true;
         Turn turn = rule.decide(QueueNode.queue(children), own);
         if (turn instanceof Turn.Held) {
             grant();
