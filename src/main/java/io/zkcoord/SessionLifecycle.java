@@ -102,18 +102,24 @@ final class SessionLifecycle {
         return events;
     }
 
-    /** Runs user code off every ZooKeeper and state-machine thread; drops it once closed. */
+    /**
+     * Runs user code off every ZooKeeper and state-machine thread, on the callback thread. Once
+     * the client is closed and that thread has stopped, runs it on the calling thread instead: a
+     * future must still complete (say, with the client's closing) when nobody else is left to do it.
+     * Whatever the code throws is logged.
+     */
     void runCallback(Runnable task) {
+        Runnable guarded = () -> {
+            try {
+                task.run();
+            } catch (Throwable t) {
+                log.error("{}: a callback failed", name, t);
+            }
+        };
         try {
-            callbacks.execute(() -> {
-                try {
-                    task.run();
-                } catch (Throwable t) {
-                    log.error("{}: a callback failed", name, t);
-                }
-            });
+            callbacks.execute(guarded);
         } catch (RejectedExecutionException e) {
-            log.debug("{}: closed; callback dropped", name);
+            guarded.run();
         }
     }
 
