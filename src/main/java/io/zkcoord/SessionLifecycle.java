@@ -7,15 +7,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -58,7 +59,7 @@ final class SessionLifecycle {
     private final String name;
     /** Runs every state change, every connection-listener call and the recipes' delayed steps. */
     private final ScheduledExecutorService events;
-    /** Runs user code the recipes hand over: future completions, loss listeners. */
+    /** Runs user code the recipes hand over: future completions, loss listeners; threads on demand. */
     private final ThreadPoolExecutor callbacks;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -90,8 +91,10 @@ final class SessionLifecycle {
         eventsExecutor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         eventsExecutor.setRemoveOnCancelPolicy(true);
         this.events = eventsExecutor;
-        this.callbacks = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                daemon(name + "-callbacks"));
+        // Threads on demand, each ending after 10 s idle: usually one, but a dependent that blocks
+        // (say, joins another acquisition of this client) cannot hold up the others or a loss notice.
+        this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                numbered(name + "-callbacks-"));
     }
 
     String name() {
@@ -222,7 +225,9 @@ final class SessionLifecycle {
 
     /** Events thread. One ZooKeeper event of one handle. */
     private void onEvent(Handle h, WatchedEvent event) {
-        if (h != current || closed.get() || event.getType() != Watcher.Event.EventType.None) {
+        // A handle declared lost stays lost: a late SyncConnected on it (a failed login that keeps
+        // connecting) must not start a session nobody would ever end.
+        if (h != current || h.lost || closed.get() || event.getType() != Watcher.Event.EventType.None) {
             return;
         }
         switch (event.getState()) {
@@ -271,6 +276,15 @@ final class SessionLifecycle {
 
     /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
     private void checkPresumedLoss() {
+        try {
+            presumeLossIfSilent();
+        } catch (Throwable t) {
+            // A periodic task that throws is never run again: keep the check alive.
+            log.error("{}: checking for a presumed session loss failed", name, t);
+        }
+    }
+
+    private void presumeLossIfSilent() {
         Handle h = current;
         if (state != ConnectionState.SUSPENDED || h == null || h.session == null || closed.get()) {
             return;
@@ -314,7 +328,11 @@ final class SessionLifecycle {
             return;
         }
         try {
-            current = new Handle();
+            Handle h = new Handle();
+            current = h;
+            if (closed.get()) {
+                closeInBackground(h.zooKeeper); // close() ran meanwhile and closed the previous one
+            }
         } catch (IOException | RuntimeException e) {
             Duration delay = settings.retryPolicy().retryDelay(rebuildAttempts++, Duration.ZERO)
                     .orElseGet(() -> {
@@ -418,6 +436,15 @@ final class SessionLifecycle {
         t.setDaemon(true);
         t.start();
         return done;
+    }
+
+    private static ThreadFactory numbered(String prefix) {
+        AtomicInteger ids = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + ids.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static ThreadFactory daemon(String threadName) {

@@ -150,7 +150,9 @@ final class LockEngine {
     private boolean grant(Thread me, Grant grant, long fencingToken) {
         Hold hold = new Hold(grant.session(), grant.path(), grant.node(), fencingToken);
         hold.lossHook(grant.session().onEnd(() -> lost(hold)));
-        if (!hold.grant()) {
+        // A handle that stopped (expired, not yet reported by the client) grants nothing.
+        if (!grant.session().isAlive() || !hold.grant()) {
+            hold.cancelLossHook();
             return false;
         }
         holds.put(me, hold);

@@ -37,6 +37,10 @@ final class LockLease implements ZkLease {
 
     /** @return true if the lease is now valid; false if its session ended first */
     boolean grant() {
+        if (!grant.session().isAlive()) {
+            cancelLossHook.run(); // a handle that stopped (expired, not yet reported) grants nothing
+            return false;
+        }
         return state.compareAndSet(State.PENDING, State.VALID);
     }
 

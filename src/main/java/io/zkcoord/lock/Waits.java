@@ -22,9 +22,10 @@ final class Waits {
 
     /**
      * How long a one-look acquisition ({@code tryLock()}, {@code tryAcquire(ZERO)}) waits for its
-     * one look (one round trip when the ensemble answers) before it gives up.
+     * one look (one round trip when the ensemble answers) before it gives up; with {@link
+     * #FIRST_LOOK_GRACE_NANOS} at most 750 ms in all.
      */
-    static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(750);
+    static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(600);
 
     /**
      * A timed acquisition whose time runs out before its first look was answered (a time shorter
@@ -67,8 +68,13 @@ final class Waits {
                         continue;
                     }
                     if (remaining <= 0) {
-                        // Granted at this instant: the caller takes it rather than throw it away.
-                        return acquisition.abandon() ? null : result.join();
+                        if (!acquisition.abandon()) {
+                            return result.join(); // granted at this instant: taken, not thrown away
+                        }
+                        if (result.isCompletedExceptionally()) {
+                            result.get(); // failed just before: throws its failure, not a timeout
+                        }
+                        return null;
                     }
                     return result.get(remaining, TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {

@@ -171,7 +171,13 @@ public final class Acquisition {
     private void awaitSession() {
         state = State.AWAITING_SESSION;
         int s = ++step;
-        queue.services().session().whenComplete((live, failure) -> {
+        CompletableFuture<ZkSession> next = queue.services().session();
+        if (!next.isDone()) {
+            // No session now (lost, being rebuilt): wait for one as long as the retry policy lets
+            // a request wait for the connection, then fail.
+            giveUpWithoutSession(s, 0, System.nanoTime());
+        }
+        next.whenComplete((live, failure) -> {
             synchronized (this) {
                 if (s != step) {
                     return;
@@ -186,16 +192,36 @@ public final class Acquisition {
         });
     }
 
+    /** While waiting for a session: fails once the retry policy would give up on a connection. */
+    private void giveUpWithoutSession(int s, int tries, long since) {
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - since);
+        Optional<Duration> delay = queue.services().retryPolicy().retryDelay(tries, elapsed);
+        if (delay.isEmpty()) {
+            end(State.FAILED, new CoordinationException("no ZooKeeper session for " + dir + " after "
+                    + elapsed.toMillis() + " ms under " + queue.services().retryPolicy()));
+            return;
+        }
+        queue.schedule(() -> {
+            synchronized (this) {
+                if (s == step && state == State.AWAITING_SESSION) {
+                    giveUpWithoutSession(s, tries + 1, since);
+                }
+            }
+        }, delay.get().toMillis());
+    }
+
     private void enqueue(ZkSession live) {
         session = live;
+        retries = 0; // a new session starts its retry budget afresh
         prefix = QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
         own = null;
         ownPath = null;
         createUnsettled = false;
         createInFlight = false;
         int s = step;
-        cancelSessionHook = live.onEnd(() -> sessionEnded(live));
+        Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
+            cancelSessionHook = cancel;
             sendCreate();
         }
     }

@@ -1,6 +1,7 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.CoordinationException;
+import io.zkcoord.SessionLostException;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
@@ -76,7 +77,7 @@ public final class QueueDirectory {
 
     /** @return the queue as it is now, read in {@code session} under the retry policy */
     public CompletableFuture<List<QueueNode>> read(ZkSession session) {
-        return underPolicy(dir, () -> Requests.children(session, dir)).thenApply(QueueNode::queue);
+        return underPolicy(session, dir, () -> Requests.children(session, dir)).thenApply(QueueNode::queue);
     }
 
     /**
@@ -90,9 +91,12 @@ public final class QueueDirectory {
         for (int i = 0; i < paths.size(); i++) {
             String path = paths.get(i);
             List<String> rest = paths.subList(i, paths.size());
-            chain = chain.thenCompose(v -> underPolicy(path, () -> Requests.delete(session, path))
+            chain = chain.thenCompose(v -> underPolicy(session, path, () -> Requests.delete(session, path))
                     .exceptionallyCompose(failure -> {
-                        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || !session.isAlive()) {
+                        Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                && failure.getCause() != null ? failure.getCause() : failure;
+                        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof SessionLostException
+                                || !session.isAlive()) {
                             return CompletableFuture.completedFuture(null); // the nodes went with the session
                         }
                         // This node and every one after it must still go, or a waiter behind them
@@ -166,7 +170,7 @@ public final class QueueDirectory {
     }
 
     private CompletableFuture<Void> createContainer(ZkSession session, String path) {
-        return underPolicy(path, () -> {
+        return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
                 session.zooKeeper().create(path, new byte[0], services.acl(), CreateMode.CONTAINER,
@@ -199,19 +203,28 @@ public final class QueueDirectory {
     }
 
     /**
-     * Runs one asynchronous request, trying again after the policy's delay while the failure is
-     * passing (connection loss). When the policy gives up, fails with {@link CoordinationException}
-     * naming {@code path}, with the last {@link KeeperException} as cause; any other failure is
-     * passed on as it is.
+     * Runs one asynchronous request in {@code session}, trying again after the policy's delay while
+     * the failure is passing (connection loss). When the policy gives up, fails with {@link
+     * CoordinationException} naming {@code path}, with the last {@link KeeperException} as cause;
+     * when the session ends first (loss, or the client closed), fails at once with {@link
+     * SessionLostException}; any other failure is passed on as it is.
      */
-    <T> CompletableFuture<T> underPolicy(String path, Supplier<CompletableFuture<T>> attempt) {
+    <T> CompletableFuture<T> underPolicy(ZkSession session, String path, Supplier<CompletableFuture<T>> attempt) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        tryOnce(path, attempt, result, 0, System.nanoTime());
+        Runnable cancel = session.onEnd(() -> result.completeExceptionally(
+                new SessionLostException("session " + session + " ended; cannot continue on " + path)));
+        result.whenComplete((v, failure) -> cancel.run());
+        if (!result.isDone()) {
+            tryOnce(path, attempt, result, 0, System.nanoTime());
+        }
         return result;
     }
 
     private <T> void tryOnce(String path, Supplier<CompletableFuture<T>> attempt, CompletableFuture<T> result,
             int retries, long start) {
+        if (result.isDone()) {
+            return; // the session ended meanwhile
+        }
         attempt.get().whenComplete((value, failure) -> {
             if (failure == null) {
                 result.complete(value);
