@@ -34,6 +34,13 @@ final class Waits {
      */
     static final long FIRST_LOOK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
 
+    /**
+     * After giving up, how long to wait for the abandoned node's deletion to be confirmed, so that
+     * when the ensemble answers no node is left on return (a round trip), and when it does not the
+     * time limit still holds (the deletion goes on in the background).
+     */
+    static final long CLEAN_UP_WAIT_MILLIS = 100;
+
     private Waits() {
     }
 
@@ -61,6 +68,9 @@ final class Waits {
                     if (timeoutNanos >= FOREVER) {
                         return result.get();
                     }
+                    if (result.isDone() && !result.isCompletedExceptionally() && result.getNow(null) == null) {
+                        return settle(acquisition); // one look that did not hold
+                    }
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0 && !graceGiven && !acquisition.looked()) {
                         graceGiven = true;
@@ -74,13 +84,17 @@ final class Waits {
                         if (result.isCompletedExceptionally()) {
                             result.get(); // failed just before: throws its failure, not a timeout
                         }
-                        return null;
+                        return settle(acquisition);
                     }
-                    return result.get(remaining, TimeUnit.NANOSECONDS);
+                    Grant grant = result.get(remaining, TimeUnit.NANOSECONDS);
+                    return grant != null ? grant : settle(acquisition);
                 } catch (InterruptedException e) {
                     if (interruptible) {
                         if (!acquisition.abandon()) {
                             unwanted.accept(result.join());
+                        } else {
+                            settle(acquisition);
+                            Thread.interrupted(); // thrown below: the status is cleared, as documented
                         }
                         throw e;
                     }
@@ -96,6 +110,21 @@ final class Waits {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Waits a little ({@link #CLEAN_UP_WAIT_MILLIS}) for an abandoned acquisition's clean-up;
+     * returns null (not granted). An interrupt meanwhile ends the wait and stays set.
+     */
+    private static Grant settle(Acquisition acquisition) {
+        try {
+            acquisition.cleanedUp().get(CLEAN_UP_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // goes on in the background
+        }
+        return null;
     }
 
     /**

@@ -94,6 +94,8 @@ public final class Acquisition {
     private final boolean oneLook;
     private final byte[] data;
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
+    /** Completes once an acquisition that ended without a grant has no node left (or stopped trying). */
+    private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
 
     // Guarded by this.
     private State state = State.AWAITING_SESSION;
@@ -160,6 +162,16 @@ public final class Acquisition {
      */
     public boolean looked() {
         return looked;
+    }
+
+    /**
+     * @return completes once an acquisition that ended without a grant has deleted its node (or
+     *     found none, or stopped trying because its session ended); never for a granted one. For
+     *     callers that want "no node left on return" when the ensemble answers, with a bound of
+     *     their own.
+     */
+    public CompletableFuture<Void> cleanedUp() {
+        return cleanedUp;
     }
 
     synchronized void start() {
@@ -253,10 +265,14 @@ public final class Acquisition {
         }
         boolean current = s == step && !state.terminal();
         if (!current) {
+            CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
             if (code == Code.OK && in.isAlive()) {
-                queue.deleteInBackground(in, name); // made for an attempt nobody waits for any more
+                cleaning = queue.deleteInBackground(in, name); // made for an attempt nobody waits for any more
             } else if (Requests.outcomeUnknown(code) && state.terminal()) {
-                queue.forgetAttempt(in, attempt);
+                cleaning = queue.forgetAttempt(in, attempt);
+            }
+            if (state.terminal() && attempt.equals(prefix)) {
+                cleaning.whenComplete((v, e) -> cleanedUp.complete(null));
             }
             return;
         }
@@ -522,14 +538,20 @@ public final class Acquisition {
         ++step;
         cancelSessionHook.run();
         dropWatch();
+        CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
             if (ownPath != null) {
-                queue.deleteInBackground(session, ownPath);
+                cleaning = queue.deleteInBackground(session, ownPath);
             } else if (createUnsettled && !createInFlight) {
                 // Not waiting for a create's reply (that reply deletes its node): a create whose
                 // reply was lost may have made a node; find it by its attempt id.
-                queue.forgetAttempt(session, prefix);
+                cleaning = queue.forgetAttempt(session, prefix);
+            } else if (createInFlight) {
+                cleaning = null; // the create's reply deletes its node and completes cleanedUp
             }
+        }
+        if (cleaning != null) {
+            cleaning.whenComplete((v, e) -> cleanedUp.complete(null));
         }
         if (failure == null) {
             result.complete(null);

@@ -112,15 +112,20 @@ public final class QueueDirectory {
      * Deletes {@code path} in {@code session}, retrying until it is gone, the session ends, or the
      * ensemble refuses for another reason (logged). Nobody waits for it.
      */
-    public void deleteInBackground(ZkSession session, String path) {
-        inBackground(session, path, () -> Requests.delete(session, path));
+    public CompletableFuture<Void> deleteInBackground(ZkSession session, String path) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        inBackground(session, path, () -> Requests.delete(session, path), done);
+        return done;
     }
 
     /**
      * For a create whose outcome is unknown: finds the node by its name prefix (the attempt id)
      * once the connection allows, and deletes it. Nobody waits for it.
+     *
+     * @return completes when done, or when it stopped trying (the session ended, or refused)
      */
-    void forgetAttempt(ZkSession session, String prefix) {
+    CompletableFuture<Void> forgetAttempt(ZkSession session, String prefix) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
         inBackground(session, dir + "/" + prefix, () -> Requests.syncedChildren(session, dir).thenCompose(children -> {
             for (String name : children) {
                 if (name.startsWith(prefix)) {
@@ -129,11 +134,15 @@ public final class QueueDirectory {
                 }
             }
             return CompletableFuture.completedFuture(null);
-        }));
+        }), done);
+        return done;
     }
 
-    private void inBackground(ZkSession session, String what, Supplier<CompletableFuture<Void>> attempt) {
+    /** Tries {@code attempt} until it succeeds or cannot any more; then completes {@code done}. */
+    private void inBackground(ZkSession session, String what, Supplier<CompletableFuture<Void>> attempt,
+            CompletableFuture<Void> done) {
         if (!session.isAlive()) {
+            done.complete(null); // whatever it was about went with the session
             return;
         }
         CompletableFuture<Void> sent;
@@ -141,19 +150,22 @@ public final class QueueDirectory {
             sent = attempt.get();
         } catch (RuntimeException e) {
             log.warn("background work on {} failed", what, e);
+            done.complete(null);
             return;
         }
         sent.whenComplete((v, failure) -> {
-            if (failure == null) {
+            Code code = failure == null ? null : Requests.codeOf(failure);
+            if (failure != null && code != null && Requests.passing(code) && session.isAlive()) {
+                log.debug("background work on {} waits for the connection: {}", what, code);
+                if (!schedule(() -> inBackground(session, what, attempt, done), BACKGROUND_RETRY_MILLIS)) {
+                    done.complete(null);
+                }
                 return;
             }
-            Code code = Requests.codeOf(failure);
-            if (code != null && Requests.passing(code) && session.isAlive()) {
-                log.debug("background work on {} waits for the connection: {}", what, code);
-                schedule(() -> inBackground(session, what, attempt), BACKGROUND_RETRY_MILLIS);
-            } else if (code != Code.SESSIONEXPIRED && session.isAlive()) {
+            if (failure != null && code != Code.SESSIONEXPIRED && session.isAlive()) {
                 log.warn("background work on {} failed: {}", what, failure.toString());
             }
+            done.complete(null);
         });
     }
 
@@ -253,12 +265,18 @@ public final class QueueDirectory {
                 + " ms under " + services.retryPolicy() + ": " + Requests.codeOf(cause), cause);
     }
 
-    /** Runs {@code task} on the scheduler after {@code millis}; drops it once the client is closed. */
-    void schedule(Runnable task, long millis) {
+    /**
+     * Runs {@code task} on the scheduler after {@code millis}; drops it once the client is closed.
+     *
+     * @return false if dropped
+     */
+    boolean schedule(Runnable task, long millis) {
         try {
             services.scheduler().schedule(task, millis, TimeUnit.MILLISECONDS);
+            return true;
         } catch (java.util.concurrent.RejectedExecutionException closed) {
             log.debug("client closed; dropping a delayed step on {}", dir);
+            return false;
         }
     }
 
