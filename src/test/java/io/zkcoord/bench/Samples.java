@@ -25,6 +25,18 @@ final class Samples {
         return size;
     }
 
+    /** @return the mean in milliseconds; NaN if empty */
+    double meanMillis() {
+        if (size == 0) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        for (int i = 0; i < size; i++) {
+            sum += values[i];
+        }
+        return sum / size / 1e6;
+    }
+
     /** @return the {@code p}-th percentile (0 &lt; p &le; 100) in milliseconds, nearest rank; NaN if empty */
     double percentileMillis(double p) {
         if (size == 0) {

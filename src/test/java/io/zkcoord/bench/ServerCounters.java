@@ -20,9 +20,11 @@ final class ServerCounters {
     /**
      * One {@code mntr} reading.
      *
+     * @param fsyncs transaction log fsyncs so far ({@code zk_cnt_fsynctime}; the server counts
+     *     only those it makes, none with {@code zookeeper.forceSync=no}); -1 if not reported
      * @param call the number of this {@code mntr} call, counting from 1
      */
-    record Snapshot(long packets, long watchesFired, long watchCount, long call) {
+    record Snapshot(long packets, long watchesFired, long watchCount, long fsyncs, long call) {
     }
 
     private final FourLetterWords server;
@@ -40,7 +42,7 @@ final class ServerCounters {
         long fired = value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
                 + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
         return new Snapshot(value(m, "zk_packets_received"), fired, value(m, "zk_watch_count"),
-                calls.incrementAndGet());
+                m.containsKey("zk_cnt_fsynctime") ? value(m, "zk_cnt_fsynctime") : -1, calls.incrementAndGet());
     }
 
     /**
@@ -85,6 +87,11 @@ final class ServerCounters {
     /** @return watch notifications the server sent between two readings */
     static long watchesFired(Snapshot before, Snapshot after) {
         return after.watchesFired() - before.watchesFired();
+    }
+
+    /** @return transaction log fsyncs between two readings, or -1 if the server does not report them */
+    static long fsyncs(Snapshot before, Snapshot after) {
+        return before.fsyncs() < 0 || after.fsyncs() < 0 ? -1 : after.fsyncs() - before.fsyncs();
     }
 
     private static long value(Map<String, String> mntr, String key) {

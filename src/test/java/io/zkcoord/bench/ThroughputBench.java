@@ -19,30 +19,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * Sections 1 to 4: cycles per second, latencies and requests per cycle of {@link ZkMutex} and
- * {@link ZkReadWriteLock} on one server, with the raw protocol floor for comparison.
+ * {@link ZkReadWriteLock} on one server, with two raw protocol floors for comparison (the three
+ * requests one after the other, and create+getChildren pipelined in one round trip).
  */
 final class ThroughputBench {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Uncontended: lock and floor cycles alternate one by one for this long. */
-    private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(8);
+    private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(12);
     private static final int REQUEST_COUNT_CYCLES = 200;
     private static final long CONTENDED_WINDOW_MILLIS = 5_000;
 
     private final String connect;
     private final ServerCounters counters;
     private final PrintStream out;
-    /** Floor cycles/s divided by ZkMutex cycles/s, uncontended; set by {@link #uncontended()}. */
-    double uncontendedRatio = Double.NaN;
+    /** ZkMutex cycles/s divided by the one-round-trip floor's, uncontended; set by {@link #uncontended()}. */
+    double uncontendedThroughputRatio = Double.NaN;
+    /** ZkMutex acquire p50 divided by the one-round-trip floor's, uncontended; set by {@link #uncontended()}. */
+    double uncontendedAcquireRatio = Double.NaN;
     /** ZkMutex requests per uncontended cycle; set by {@link #uncontended()}. */
     double uncontendedRequests = Double.NaN;
     /** Requests per cycle of 16 threads on one ZkMutex; set by {@link #sixteenThreadsOneClient()}. */
@@ -58,12 +63,23 @@ final class ThroughputBench {
 
     /** What a measured loop did. */
     private static final class Run {
+        final String label;
         long cycles;
         long nanos;
         long requests;
+        long fsyncs;
         /** CPU time of the calling thread (not ZooKeeper's I/O threads). */
         long cpuNanos;
+        /** Whole cycles. */
         final Samples latencies = new Samples();
+        /** The acquiring part of each cycle: lock(), or create up to the children's reply. */
+        final Samples acquire = new Samples();
+        /** The rest of each cycle: unlock(), or the delete. */
+        final Samples release = new Samples();
+
+        Run(String label) {
+            this.label = label;
+        }
 
         double perSecond() {
             return cycles / (nanos / 1e9);
@@ -72,14 +88,24 @@ final class ThroughputBench {
         double requestsPerCycle() {
             return (double) requests / REQUEST_COUNT_CYCLES;
         }
+
+        double fsyncsPerCycle() {
+            return fsyncs < 0 ? Double.NaN : (double) fsyncs / REQUEST_COUNT_CYCLES;
+        }
+
+        double acquireP50() {
+            return acquire.percentileMillis(50);
+        }
     }
 
+    /** One acquire-and-release cycle. */
     private interface Cycle {
-        void run() throws Exception;
+        /** @return nanoseconds the acquiring part took */
+        long run() throws Exception;
     }
 
     void uncontended() throws Exception {
-        // 30 s sessions: a handle idle while the other loop runs alone does not ping for 10 s.
+        // 30 s sessions: a handle idle while the other loops run alone does not ping for 10 s.
         try (ZkClient client = newClient(Duration.ofSeconds(30))) {
             ZooKeeper raw = rawHandle(connect, 30_000);
             try {
@@ -87,82 +113,180 @@ final class ThroughputBench {
                 ensurePath(raw, rawDir);
                 ZkMutex mutex = new ZkMutex(client, "/bench/uncontended");
                 Cycle lockCycle = () -> {
+                    long t0 = System.nanoTime();
                     mutex.lock();
+                    long acquired = System.nanoTime() - t0;
                     mutex.unlock();
+                    return acquired;
                 };
-                // The floor: the same three requests with the same node name shape and data size.
-                Cycle floorCycle = () -> {
-                    String attempt = UUID.randomUUID().toString().replace("-", "");
-                    byte[] data = ("host=bench pid=" + ProcessHandle.current().pid() + " thread="
-                            + Thread.currentThread().getName() + " requested=" + Instant.now())
-                            .getBytes(StandardCharsets.UTF_8);
-                    String path = raw.create(rawDir + "/lock-" + attempt + "-", data, ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                            CreateMode.EPHEMERAL_SEQUENTIAL);
+                // The floors: the same three requests with the same node name shape and data size.
+                Cycle sequentialFloor = () -> {
+                    String prefix = rawDir + "/lock-" + attemptId() + "-";
+                    byte[] data = ownerData();
+                    long t0 = System.nanoTime();
+                    String path = raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
                     raw.getChildren(rawDir, false);
+                    long acquired = System.nanoTime() - t0;
                     raw.delete(path, -1);
+                    return acquired;
                 };
-                Run lib = new Run();
-                Run floor = new Run();
-                // Warm-up, then one cycle of each in turn: load from other processes hits both alike.
-                alternate(lockCycle, floorCycle, WARMUP_NANOS, new Run(), new Run());
-                alternate(lockCycle, floorCycle, UNCONTENDED_NANOS, lib, floor);
+                Cycle oneRoundTripFloor = () -> {
+                    String prefix = rawDir + "/lock-" + attemptId() + "-";
+                    byte[] data = ownerData();
+                    PipelinedEnqueue enqueue = new PipelinedEnqueue();
+                    long t0 = System.nanoTime();
+                    raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL, enqueue,
+                            null);
+                    raw.getChildren(rawDir, false, enqueue, null); // sent before the create's reply
+                    String path = enqueue.await();
+                    long acquired = System.nanoTime() - t0;
+                    raw.delete(path, -1);
+                    return acquired;
+                };
+                Run lib = new Run("(a) ZkMutex lock()+unlock()");
+                Run sequential = new Run("(b) floor, sequential: create; children; delete");
+                Run oneRtt = new Run("(c) floor, 1 RTT: create+children; delete");
+                List<Cycle> cycles = List.of(lockCycle, sequentialFloor, oneRoundTripFloor);
+                // Warm-up, then one cycle of each in turn: load from other processes hits all alike.
+                List<Run> warm = List.of(new Run(""), new Run(""), new Run(""));
+                alternate(cycles, WARMUP_NANOS, warm);
+                List<Run> runs = List.of(lib, sequential, oneRtt);
+                alternate(cycles, UNCONTENDED_NANOS, runs);
                 // Requests per cycle: each loop alone between two server readings.
-                lib.requests = requests(lockCycle, REQUEST_COUNT_CYCLES);
-                floor.requests = requests(floorCycle, REQUEST_COUNT_CYCLES);
-                uncontendedRatio = floor.perSecond() / lib.perSecond();
-                uncontendedRequests = (double) lib.requests / REQUEST_COUNT_CYCLES;
+                for (int i = 0; i < runs.size(); i++) {
+                    ServerCounters.Snapshot before = counters.snap();
+                    for (int c = 0; c < REQUEST_COUNT_CYCLES; c++) {
+                        cycles.get(i).run();
+                    }
+                    ServerCounters.Snapshot after = counters.snap();
+                    runs.get(i).requests = counters.requests(before, after);
+                    runs.get(i).fsyncs = ServerCounters.fsyncs(before, after);
+                }
+                uncontendedThroughputRatio = lib.perSecond() / oneRtt.perSecond();
+                uncontendedAcquireRatio = lib.acquireP50() / oneRtt.acquireP50();
+                uncontendedRequests = lib.requestsPerCycle();
                 out.println();
-                out.println("1. Uncontended lock()+unlock(), one thread, one client, " + UNCONTENDED_NANOS / 1_000_000_000
-                        + " s after 1 s warm-up. ZkMutex and floor cycles alternate one by one, so load from other");
-                out.println("   processes hits both alike; cycles/s = cycles / time spent in them. Requests per cycle from "
-                        + REQUEST_COUNT_CYCLES + " cycles of each alone;");
+                out.println("1. Uncontended, one thread, one client (and one raw handle), " + UNCONTENDED_NANOS / 1_000_000_000
+                        + " s after 1 s warm-up. The three loops take one cycle each in turn (the first of");
+                out.println("   each round rotating), so load from other processes hits all alike; cycles/s = cycles / time"
+                        + " spent in them. acquire = lock(), or from");
+                out.println("   sending the create to the children's reply. Requests and fsyncs per cycle from "
+                        + REQUEST_COUNT_CYCLES + " cycles of each alone (mntr);");
                 out.println("   caller CPU = CPU time per cycle of the calling thread (ZooKeeper's I/O threads not included).");
-                out.printf("   %-44s %10s %9s %9s %13s %11s%n", "", "cycles/s", "p50 ms", "p99 ms", "requests/cyc",
-                        "caller CPU");
-                printRun("ZkMutex lock+unlock", lib);
-                printRun("raw floor: create+getChildren+delete", floor);
-                out.printf("   floor/ZkMutex throughput ratio: %.3f (target <= 1.15); p50 ratio %.3f%n",
-                        uncontendedRatio,
-                        lib.latencies.percentileMillis(50) / floor.latencies.percentileMillis(50));
-                out.printf("   leftover nodes: %d%n", raw.getChildren("/bench/uncontended", false).size());
+                out.println("   (c) sends the create (Create2Callback) and the getChildren back to back, waits for both"
+                        + " replies, then deletes synchronously.");
+                out.printf("   %-48s %9s %10s %10s %10s %12s %10s %11s%n", "", "cycles/s", "acq p50", "acq p99",
+                        "cycle p50", "requests/cyc", "fsyncs/cyc", "caller CPU");
+                for (Run r : runs) {
+                    printRun(r);
+                }
+                out.printf("   %-48s %9s %10s %10s %10s %10s %10s%n", "where the time goes, ms", "acq mean", "rel mean",
+                        "rel p50", "cycle mean", "cycle p99", "cycle max");
+                for (Run r : runs) {
+                    out.printf("   %-48s %9.3f %10.3f %10.3f %10.3f %10.3f %10.3f%n", r.label, r.acquire.meanMillis(),
+                            r.release.meanMillis(), r.release.percentileMillis(50), r.latencies.meanMillis(),
+                            r.latencies.percentileMillis(99), r.latencies.percentileMillis(100));
+                }
+                out.printf("   ZkMutex / 1-RTT floor: cycles/s %.3f (target >= 0.95: %s), acquire p50 %.3f (target <= 1.1:"
+                        + " %s), caller CPU +%.0f us per cycle%n", uncontendedThroughputRatio,
+                        uncontendedThroughputRatio >= 0.95 ? "met" : "NOT MET", uncontendedAcquireRatio,
+                        uncontendedAcquireRatio <= 1.1 ? "met" : "NOT MET",
+                        (lib.cpuNanos / (double) lib.cycles - oneRtt.cpuNanos / (double) oneRtt.cycles) / 1e3);
+                out.printf("   1-RTT floor / sequential floor: cycles/s %.3f, acquire p50 %.3f%n",
+                        oneRtt.perSecond() / sequential.perSecond(), oneRtt.acquireP50() / sequential.acquireP50());
+                out.printf("   ZkMutex / sequential floor: cycles/s %.3f, acquire p50 %.3f%n",
+                        lib.perSecond() / sequential.perSecond(), lib.acquireP50() / sequential.acquireP50());
+                out.printf("   load average after the section: %s%n", Benchmarks.loadAverage());
+                out.printf("   leftover nodes: %d (ZkMutex), %d (floors)%n", raw.getChildren("/bench/uncontended", false).size(),
+                        raw.getChildren(rawDir, false).size());
             } finally {
                 raw.close();
             }
         }
     }
 
-    private void printRun(String label, Run run) {
-        out.printf("   %-44s %10.0f %9.2f %9.2f %13.2f %8.0f us%n", label, run.perSecond(),
-                run.latencies.percentileMillis(50), run.latencies.percentileMillis(99), run.requestsPerCycle(),
-                run.cpuNanos / 1e3 / run.cycles);
+    private static String attemptId() {
+        return UUID.randomUUID().toString().replace("-", "");
     }
 
-    private static void alternate(Cycle a, Cycle b, long nanos, Run intoA, Run intoB) throws Exception {
+    /** The same shape and size as the library's node data ({@code OwnerInfo}). */
+    private static byte[] ownerData() {
+        return ("host=bench pid=" + ProcessHandle.current().pid() + " thread=" + Thread.currentThread().getName()
+                + " requested=" + Instant.now()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The replies of a pipelined create and getChildren on one handle. They arrive in the order
+     * sent, on the handle's event thread; the list must already hold the new node.
+     */
+    private static final class PipelinedEnqueue implements AsyncCallback.Create2Callback, AsyncCallback.ChildrenCallback {
+        private final CountDownLatch replies = new CountDownLatch(2);
+        private volatile int createRc = -1;
+        private volatile int childrenRc = -1;
+        private volatile String path;
+        private volatile List<String> children;
+
+        @Override
+        public void processResult(int rc, String p, Object ctx, String name, Stat stat) {
+            createRc = rc;
+            path = name;
+            replies.countDown();
+        }
+
+        @Override
+        public void processResult(int rc, String p, Object ctx, List<String> names) {
+            childrenRc = rc;
+            children = names;
+            replies.countDown();
+        }
+
+        /** @return the created node's path, once both replies are in */
+        String await() throws Exception {
+            if (!replies.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no reply to the pipelined create/getChildren in 30 s");
+            }
+            if (createRc != KeeperException.Code.OK.intValue()) {
+                throw KeeperException.create(KeeperException.Code.get(createRc), path);
+            }
+            if (childrenRc != KeeperException.Code.OK.intValue()) {
+                throw KeeperException.create(KeeperException.Code.get(childrenRc));
+            }
+            if (!children.contains(path.substring(path.lastIndexOf('/') + 1))) {
+                throw new IllegalStateException("the pipelined getChildren did not see " + path + ": " + children);
+            }
+            return path;
+        }
+    }
+
+    private void printRun(Run run) {
+        out.printf("   %-48s %9.0f %7.2f ms %7.2f ms %7.2f ms %12.2f %10.2f %8.0f us%n", run.label, run.perSecond(),
+                run.acquireP50(), run.acquire.percentileMillis(99), run.latencies.percentileMillis(50),
+                run.requestsPerCycle(), run.fsyncsPerCycle(), run.cpuNanos / 1e3 / run.cycles);
+    }
+
+    /** One cycle of each in turn; round r starts with loop r mod n. */
+    private static void alternate(List<Cycle> cycles, long nanos, List<Run> into) throws Exception {
+        int n = cycles.size();
         long end = System.nanoTime() + nanos;
-        while (System.nanoTime() - end < 0) {
-            once(a, intoA);
-            once(b, intoB);
+        for (int round = 0; System.nanoTime() - end < 0; round++) {
+            for (int k = 0; k < n; k++) {
+                int i = (round + k) % n;
+                once(cycles.get(i), into.get(i));
+            }
         }
     }
 
     private static void once(Cycle cycle, Run into) throws Exception {
         long cpu0 = THREADS.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
-        cycle.run();
+        long acquired = cycle.run();
         long took = System.nanoTime() - t0;
         into.cpuNanos += THREADS.getCurrentThreadCpuTime() - cpu0;
         into.latencies.add(took);
+        into.acquire.add(acquired);
+        into.release.add(took - acquired);
         into.nanos += took;
         into.cycles++;
-    }
-
-    /** @return requests the server received for {@code cycles} runs of {@code cycle} */
-    private long requests(Cycle cycle, int cycles) throws Exception {
-        ServerCounters.Snapshot before = counters.snap();
-        for (int i = 0; i < cycles; i++) {
-            cycle.run();
-        }
-        return counters.requests(before, counters.snap());
     }
 
     // ------------------------------------------------------------------ 2 and 4. contended mutex
