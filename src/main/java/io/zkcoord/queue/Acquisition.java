@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -252,7 +253,7 @@ public final class Acquisition {
                     (rc, path, ctx, name, stat) -> created(s, in, attempt, Code.get(rc), name, stat), null);
             // Pipelined: answered after the create, and sees its node.
             in.zooKeeper().getChildren(dir, false,
-                    (rc, path, ctx, children, stat) -> read(s, Code.get(rc), children), null);
+                    (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> read(s, Code.get(rc), children), null);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
@@ -374,7 +375,7 @@ public final class Acquisition {
         state = State.READING;
         int s = ++step;
         try {
-            session.zooKeeper().getChildren(dir, false, (rc, path, ctx, children, stat) -> read(s, Code.get(rc), children),
+            session.zooKeeper().getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> read(s, Code.get(rc), children),
                     null);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot read " + dir + ": " + e.getMessage(), e));

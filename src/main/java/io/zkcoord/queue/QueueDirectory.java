@@ -87,25 +87,32 @@ public final class QueueDirectory {
      * deletion goes on in the background until the connection returns or the session ends.
      */
     public CompletableFuture<Void> release(ZkSession session, List<String> paths) {
+        if (paths.size() == 1) {
+            return releaseOne(session, paths.get(0), paths);
+        }
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (int i = 0; i < paths.size(); i++) {
             String path = paths.get(i);
             List<String> rest = paths.subList(i, paths.size());
-            chain = chain.thenCompose(v -> underPolicy(session, path, () -> Requests.delete(session, path))
-                    .exceptionallyCompose(failure -> {
-                        Throwable cause = failure instanceof java.util.concurrent.CompletionException
-                                && failure.getCause() != null ? failure.getCause() : failure;
-                        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof SessionLostException
-                                || !session.isAlive()) {
-                            return CompletableFuture.completedFuture(null); // the nodes went with the session
-                        }
-                        // This node and every one after it must still go, or a waiter behind them
-                        // would wait until the session ends.
-                        rest.forEach(p -> deleteInBackground(session, p));
-                        return CompletableFuture.failedFuture(failure);
-                    }));
+            chain = chain.thenCompose(v -> releaseOne(session, path, rest));
         }
         return chain;
+    }
+
+    /** Deletes {@code path}; if the policy gives up, {@code rest} (it, and the nodes after it) go in the background. */
+    private CompletableFuture<Void> releaseOne(ZkSession session, String path, List<String> rest) {
+        return underPolicy(session, path, () -> Requests.delete(session, path)).exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof SessionLostException
+                    || !session.isAlive()) {
+                return CompletableFuture.completedFuture(null); // the nodes went with the session
+            }
+            // This node and every one after it must still go, or a waiter behind them would wait
+            // until the session ends.
+            rest.forEach(p -> deleteInBackground(session, p));
+            return CompletableFuture.failedFuture(failure);
+        });
     }
 
     /**
