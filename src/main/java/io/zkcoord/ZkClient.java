@@ -72,7 +72,8 @@ public final class ZkClient implements AutoCloseable {
         this.settings = settings;
         this.lifecycle = new SessionLifecycle(settings, "zkcoord-" + CLIENT_IDS.incrementAndGet());
         this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
-                lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot());
+                lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot(),
+                () -> lifecycle.state() != null && lifecycle.state().isConnected());
     }
 
     /** @return a builder with the defaults documented on each of its methods */

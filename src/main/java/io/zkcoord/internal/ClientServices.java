@@ -30,6 +30,7 @@ public final class ClientServices {
     private final List<ACL> acl;
     private final Supplier<Boolean> closed;
     private final String chroot;
+    private final Supplier<Boolean> connected;
 
     /**
      * @param name the client's name, for thread names and messages
@@ -41,9 +42,10 @@ public final class ClientServices {
      * @param acl the ACL of every node the recipes create
      * @param closed whether the client is closed
      * @param chroot the connect string's chroot, or empty
+     * @param connected whether the client is connected now (CONNECTED or RECONNECTED)
      */
     public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session, ScheduledExecutorService scheduler,
-            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot) {
+            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected) {
         this.name = name;
         this.session = session;
         this.scheduler = scheduler;
@@ -52,6 +54,7 @@ public final class ClientServices {
         this.acl = acl;
         this.closed = closed;
         this.chroot = chroot;
+        this.connected = connected;
     }
 
     /** Called once, by {@link ZkClient}'s class initialiser. */
@@ -96,6 +99,11 @@ public final class ClientServices {
 
     public boolean isClosed() {
         return closed.get();
+    }
+
+    /** @return true while the client is connected (a reply can come soon) */
+    public boolean isConnected() {
+        return connected.get();
     }
 
     /** @return the connect string's chroot ({@code /app}), or empty */

@@ -22,24 +22,33 @@ final class Waits {
 
     /**
      * How long a one-look acquisition ({@code tryLock()}, {@code tryAcquire(ZERO)}) waits for its
-     * one look (one round trip when the ensemble answers) before it gives up; with {@link
-     * #FIRST_LOOK_GRACE_NANOS} at most 750 ms in all.
+     * one look (one round trip when the ensemble answers) before it gives up; with what may come
+     * after ({@link #LATE_BUDGET_NANOS}) at most 780 ms in all.
      */
     static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(600);
 
     /**
-     * A timed acquisition whose time runs out before its first look was answered (a time shorter
-     * than one round trip) waits this much longer for that look, so that {@code tryLock(1 ms)} on a
-     * free lock holds it. Within the promise "time + 200 ms".
+     * All a timed wait may add after its deadline: a first look not yet answered, then the
+     * abandoned node's deletion. Keeps "time + 200 ms" with room for scheduling.
      */
-    static final long FIRST_LOOK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(150);
+    static final long LATE_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(180);
 
     /**
-     * After giving up, how long to wait for the abandoned node's deletion to be confirmed, so that
-     * when the ensemble answers no node is left on return (a round trip), and when it does not the
-     * time limit still holds (the deletion goes on in the background).
+     * A timed acquisition whose time runs out before its first look was answered (a time shorter
+     * than one round trip) waits this much longer for that look, so that {@code tryLock(1 ms)} on a
+     * free lock holds it.
      */
-    static final long CLEAN_UP_WAIT_MILLIS = 100;
+    static final long FIRST_LOOK_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(80);
+
+    /**
+     * After giving up, how long to wait at most for the abandoned node's deletion to be confirmed,
+     * so that when the ensemble answers no node is left on return (one round trip), and when it
+     * does not the time limit still holds (the deletion goes on in the background).
+     */
+    static final long CLEAN_UP_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** The same, after an interrupt, which is answered within 200 ms. */
+    static final long INTERRUPT_CLEAN_UP_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private Waits() {
     }
@@ -60,6 +69,9 @@ final class Waits {
             throws InterruptedException {
         CompletableFuture<Grant> result = acquisition.result();
         long deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
+        // Everything after the deadline (a look not yet answered, the abandoned node's deletion)
+        // fits in this much more, so that a timed wait ends within its time + 200 ms.
+        long limit = deadline + LATE_BUDGET_NANOS;
         boolean graceGiven = false;
         boolean interrupted = false;
         try {
@@ -69,7 +81,7 @@ final class Waits {
                         return result.get();
                     }
                     if (result.isDone() && !result.isCompletedExceptionally() && result.getNow(null) == null) {
-                        return settle(acquisition); // one look that did not hold
+                        return settle(acquisition, limit); // one look that did not hold
                     }
                     long remaining = deadline - System.nanoTime();
                     if (remaining <= 0 && !graceGiven && !acquisition.looked()) {
@@ -84,16 +96,16 @@ final class Waits {
                         if (result.isCompletedExceptionally()) {
                             result.get(); // failed just before: throws its failure, not a timeout
                         }
-                        return settle(acquisition);
+                        return settle(acquisition, limit);
                     }
                     Grant grant = result.get(remaining, TimeUnit.NANOSECONDS);
-                    return grant != null ? grant : settle(acquisition);
+                    return grant != null ? grant : settle(acquisition, limit);
                 } catch (InterruptedException e) {
                     if (interruptible) {
                         if (!acquisition.abandon()) {
                             unwanted.accept(result.join());
                         } else {
-                            settle(acquisition);
+                            settle(acquisition, System.nanoTime() + INTERRUPT_CLEAN_UP_WAIT_NANOS);
                             Thread.interrupted(); // thrown below: the status is cleared, as documented
                         }
                         throw e;
@@ -113,12 +125,17 @@ final class Waits {
     }
 
     /**
-     * Waits a little ({@link #CLEAN_UP_WAIT_MILLIS}) for an abandoned acquisition's clean-up;
+     * Waits a little (at most {@link #CLEAN_UP_WAIT_NANOS}, never past {@code until}) for an
+     * abandoned acquisition's clean-up, unless the client is disconnected (no answer can come);
      * returns null (not granted). An interrupt meanwhile ends the wait and stays set.
      */
-    private static Grant settle(Acquisition acquisition) {
+    private static Grant settle(Acquisition acquisition, long until) {
+        long wait = Math.min(CLEAN_UP_WAIT_NANOS, until - System.nanoTime());
+        if (wait <= 0 || !acquisition.connected()) {
+            return null;
+        }
         try {
-            acquisition.cleanedUp().get(CLEAN_UP_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            acquisition.cleanedUp().get(wait, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.Lock;
  *   <li><b>{@code lockInterruptibly()}</b> is {@code lock()} ended early by an interrupt, with
  *       {@link InterruptedException} (interrupt status cleared); the waiter's node is deleted.
  *   <li><b>{@code tryLock()}</b> takes one look and never waits for another holder or waiter; if
- *       anyone is ahead it deletes its node and returns false. The look is given at most 750 ms
+ *       anyone is ahead it deletes its node and returns false. The look is given at most 780 ms
  *       (one round trip when the ensemble answers); then it returns false.
  *   <li><b>{@code tryLock(time, unit)}</b> waits at most about that long, counting the ZooKeeper
  *       calls, whatever the network does (a silent partition included); on timeout it deletes its
@@ -76,7 +76,7 @@ public interface ZkLock extends Lock {
     /**
      * Acquires a {@link ZkLease}, waiting at most {@code maxWait}, ZooKeeper calls included: the
      * limit holds whatever the network does. {@link Duration#ZERO} (or less) takes one look and
-     * never waits for another holder; the look itself is given at most 750 ms.
+     * never waits for another holder; the look itself is given at most 780 ms.
      *
      * @return the lease, or empty if not granted in time (no node is left)
      * @throws IllegalArgumentException if {@code maxWait} is null

@@ -175,6 +175,11 @@ public final class Acquisition {
         return cleanedUp;
     }
 
+    /** @return true while the client is connected: a clean-up sent now can be answered soon */
+    public boolean connected() {
+        return queue.services().isConnected();
+    }
+
     synchronized void start() {
         awaitSession();
     }
