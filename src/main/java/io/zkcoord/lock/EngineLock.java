@@ -1,6 +1,7 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkLease;
+import io.zkcoord.queue.Waits;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +57,7 @@ abstract class EngineLock implements ZkLock {
 
     @Override
     public ZkLease acquire() throws InterruptedException {
-        return engine.lease(Waits.FOREVER).orElseThrow();
+        return engine.leases().acquire(Waits.FOREVER).orElseThrow();
     }
 
     @Override
@@ -64,12 +65,12 @@ abstract class EngineLock implements ZkLock {
         if (maxWait == null) {
             throw new IllegalArgumentException("maxWait must not be null");
         }
-        return engine.lease(nanos(maxWait));
+        return engine.leases().acquire(nanos(maxWait));
     }
 
     @Override
     public CompletableFuture<ZkLease> acquireAsync() {
-        return engine.leaseAsync();
+        return engine.leases().acquireAsync();
     }
 
     /** @return the duration in nanoseconds; durations too long to count so are forever */

@@ -1,23 +1,23 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkClient;
-import io.zkcoord.ZkLease;
 import io.zkcoord.internal.ClientServices;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
+import io.zkcoord.queue.Leases;
+import io.zkcoord.queue.QueueLease;
 import io.zkcoord.queue.QueueDirectory;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.QueueRule;
 import io.zkcoord.queue.Turn;
+import io.zkcoord.queue.Waits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #holds} maps each holding thread to its {@link Hold}; only that thread adds
  * or removes its entry. Loss is marked on the hold by the session-end hook.
  */
-final class LockEngine {
+final class LockEngine implements QueueLease.Host {
 
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
     /** The rule of a downgrade: the write hold already excludes everyone, the read node holds at once. */
@@ -41,6 +41,7 @@ final class LockEngine {
     private final String path;
     private final NodeKind kind;
     private final QueueDirectory queue;
+    private final Leases leases;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
     /** The public lock, passed to loss listeners. Set once, before any use. */
@@ -57,6 +58,15 @@ final class LockEngine {
         this.path = QueuePaths.validate(path);
         this.kind = kind;
         this.queue = new QueueDirectory(client, path);
+        this.leases = new Leases(this, kind.prefix(), LockRule.INSTANCE, this::openForLeases);
+    }
+
+    /** Leases need an open client, as thread holds do. */
+    private CompletableFuture<Void> openForLeases() {
+        return client.isClosed()
+                ? CompletableFuture.failedFuture(new IllegalStateException("cannot acquire " + describe() + ": "
+                        + client + " is closed"))
+                : CompletableFuture.completedFuture(null);
     }
 
     void bind(ZkLock face, LockEngine partner) {
@@ -68,7 +78,8 @@ final class LockEngine {
         return path;
     }
 
-    QueueDirectory queue() {
+    @Override
+    public QueueDirectory queue() {
         return queue;
     }
 
@@ -176,7 +187,8 @@ final class LockEngine {
      * Tells every loss listener of a lost hold or lease, then runs {@code andThen}, on the
      * client's callback thread; whatever a listener throws is logged and the others are still told.
      */
-    void reportLoss(long fencingToken, Runnable andThen) {
+    @Override
+    public void reportLoss(long fencingToken, Runnable andThen) {
         services.userCallbacks().execute(() -> {
             for (LockLossListener l : lossListeners) {
                 try {
@@ -264,75 +276,9 @@ final class LockEngine {
 
     // ------------------------------------------------------------------ leases
 
-    /**
-     * Acquires a lease.
-     *
-     * @param timeoutNanos as {@link #acquire(long, boolean)}
-     * @return the lease, or empty if the time ran out
-     */
-    Optional<ZkLease> lease(long timeoutNanos) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException("interrupted before acquiring " + describe());
-        }
-        ensureOpen();
-        boolean oneLook = timeoutNanos <= 0;
-        long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
-        for (;;) {
-            Acquisition acquisition = queue.acquire(kind.prefix(), LockRule.INSTANCE, oneLook);
-            long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
-            Grant grant = Waits.await(acquisition, wait, true, this::unwanted);
-            if (grant == null) {
-                return Optional.empty();
-            }
-            LockLease lease = new LockLease(this, grant);
-            if (lease.grant()) {
-                return Optional.of(lease);
-            }
-            ensureOpen();
-            if (timeoutNanos < Waits.FOREVER && deadline - System.nanoTime() <= 0) {
-                return Optional.empty();
-            }
-        }
-    }
-
-    /**
-     * Acquires a lease without a waiting thread. Completing the returned future by any other means
-     * (cancel, {@code orTimeout}, ...) abandons the acquisition; a lease granted at that instant
-     * is released.
-     */
-    CompletableFuture<ZkLease> leaseAsync() {
-        CompletableFuture<ZkLease> user = new CompletableFuture<>();
-        if (client.isClosed()) {
-            user.completeExceptionally(new IllegalStateException("cannot acquire " + describe() + ": " + client
-                    + " is closed"));
-            return user;
-        }
-        AtomicReference<Acquisition> current = new AtomicReference<>();
-        user.whenComplete((lease, failure) -> current.get().abandon());
-        startAsync(user, current);
-        return user;
-    }
-
-    private void startAsync(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current) {
-        Acquisition acquisition = queue.acquire(kind.prefix(), LockRule.INSTANCE, false);
-        current.set(acquisition);
-        if (user.isDone()) {
-            acquisition.abandon();
-            return;
-        }
-        acquisition.result().whenComplete((grant, failure) -> services.userCallbacks().execute(() -> {
-            if (failure != null) {
-                user.completeExceptionally(Waits.rethrow(failure));
-            } else if (grant != null) {
-                LockLease lease = new LockLease(this, grant);
-                if (!lease.grant()) {
-                    startAsync(user, current); // the session ended at that moment: queue again
-                } else if (!user.complete(lease)) {
-                    lease.releaseInBackground(); // the future was completed otherwise meanwhile
-                }
-            }
-            // null: abandoned because the future was completed otherwise; nothing to do
-        }));
+    /** @return the lease side of this lock: the core's, with this lock's kind and rule */
+    Leases leases() {
+        return leases;
     }
 
     // ------------------------------------------------------------------ listeners
@@ -350,7 +296,8 @@ final class LockEngine {
         }
     }
 
-    String describe() {
+    @Override
+    public String describe() {
         return (kind == NodeKind.LOCK ? "mutex " : kind.prefix() + " lock ") + path;
     }
 }

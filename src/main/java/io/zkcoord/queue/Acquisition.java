@@ -117,6 +117,10 @@ public final class Acquisition {
     private String ownPath;
     private QueueNode own;
     private long czxid;
+    /** True if the reply being decided on came from a read that armed a watch of the queue. */
+    private boolean queueWatched;
+    /** True once this acquisition has waited for a watch: a grant after that is a promotion. */
+    private boolean waited;
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -377,6 +381,7 @@ public final class Acquisition {
 
     private void readQueue() {
         dropWatch();
+        queueWatched = false;
         state = State.READING;
         int s = ++step;
         try {
@@ -422,6 +427,16 @@ public final class Acquisition {
             } else {
                 watch(watch);
             }
+        } else if (turn instanceof Turn.WatchQueue) {
+            if (oneLook) {
+                end(State.ABANDONED, null);
+            } else if (queueWatched) {
+                queueWatched = false; // the read that armed the watch said wait: wait for it
+                state = State.WATCHING;
+                waited = true;
+            } else {
+                watchQueue();
+            }
         } else {
             // Our node is gone (deleted by hand, or its session ended unseen): queue again.
             log.info("node {} left the queue while waiting; queueing again", ownPath);
@@ -442,17 +457,22 @@ public final class Acquisition {
         this.watchedPath = watched;
         this.watcher = watcher;
         try {
-            session.zooKeeper().getData(watched, watcher, (rc, path, ctx, bytes, stat) -> watchSet(s, Code.get(rc)), null);
+            session.zooKeeper().getData(watched, watcher,
+                    (rc, path, ctx, bytes, stat) -> watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0), null);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
         }
     }
 
-    private synchronized void watchSet(int s, Code code) {
+    private synchronized void watchSet(int s, Code code, boolean promotedVersion) {
         if (s != step || state.terminal()) {
             return;
         }
         if (code == Code.OK) {
+            waited = true;
+            if (promotedVersion) {
+                readQueue(); // the watched node already announced its promotion: look again
+            }
             return; // wait for the watch
         }
         if (code == Code.NONODE) {
@@ -479,6 +499,36 @@ public final class Acquisition {
         } else {
             readQueue();
         }
+    }
+
+    /**
+     * {@link Turn.WatchQueue}: reads the queue again with a watch of the directory's children, and
+     * decides on that read; if it still says wait, the watch is armed and the acquisition waits for
+     * it. Costs one request beyond the read that led here, only for the waiter the rule gives it to.
+     */
+    private void watchQueue() {
+        state = State.READING;
+        int s = ++step;
+        Watcher watcher = event -> queueChanged(s, event);
+        try {
+            session.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> {
+                synchronized (this) {
+                    if (s == step && !state.terminal() && Code.get(rc) == Code.OK) {
+                        queueWatched = true;
+                    }
+                }
+                read(s, Code.get(rc), children);
+            }, null);
+        } catch (RuntimeException e) {
+            end(State.FAILED, new CoordinationException("cannot watch " + dir + ": " + e.getMessage(), e));
+        }
+    }
+
+    private synchronized void queueChanged(int s, WatchedEvent event) {
+        if (s != step || state.terminal() || event.getType() == Watcher.Event.EventType.None) {
+            return;
+        }
+        readQueue();
     }
 
     /**
@@ -514,6 +564,9 @@ public final class Acquisition {
         state = State.GRANTED;
         ++step;
         cancelSessionHook.run();
+        if (waited && rule.announcesPromotion()) {
+            queue.announceInBackground(session, ownPath, data);
+        }
         result.complete(new Grant(session, ownPath, own, czxid));
     }
 

@@ -40,14 +40,26 @@ public final class QueueDirectory {
 
     private final ClientServices services;
     private final String dir;
+    /** The data the directory node is created with (a recipe's settings, such as a permit count). */
+    private final byte[] dirData;
 
     /**
      * @param client the client whose sessions hold the nodes
      * @param dir the directory, already validated ({@link QueuePaths#validate})
      */
     public QueueDirectory(ZkClient client, String dir) {
+        this(client, dir, new byte[0]);
+    }
+
+    /**
+     * @param client the client whose sessions hold the nodes
+     * @param dir the directory, already validated ({@link QueuePaths#validate})
+     * @param dirData the data the directory node is created with
+     */
+    public QueueDirectory(ZkClient client, String dir, byte[] dirData) {
         this.services = ClientServices.of(client);
         this.dir = dir;
+        this.dirData = dirData.clone();
     }
 
     /** @return the directory */
@@ -55,7 +67,7 @@ public final class QueueDirectory {
         return dir;
     }
 
-    ClientServices services() {
+    public ClientServices services() {
         return services;
     }
 
@@ -119,6 +131,24 @@ public final class QueueDirectory {
      * Deletes {@code path} in {@code session}, retrying until it is gone, the session ends, or the
      * ensemble refuses for another reason (logged). Nobody waits for it.
      */
+    /**
+     * Reads the directory node's own data in {@code session} under the retry policy.
+     *
+     * @return its data, or null if the directory does not exist
+     */
+    public CompletableFuture<byte[]> directoryData(ZkSession session) {
+        return underPolicy(session, dir, () -> Requests.data(session, dir));
+    }
+
+    /**
+     * Rewrites a node's data once (same bytes, so only its version changes): fires the watch of the
+     * node behind it ({@link QueueRule#announcesPromotion()}). Retried in the background until done,
+     * the node is gone, or the session ends.
+     */
+    void announceInBackground(ZkSession session, String path, byte[] data) {
+        inBackground(session, path, () -> Requests.touch(session, path, data), new CompletableFuture<>());
+    }
+
     public CompletableFuture<Void> deleteInBackground(ZkSession session, String path) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         inBackground(session, path, () -> Requests.delete(session, path), done);
@@ -184,7 +214,7 @@ public final class QueueDirectory {
      *     if the client's chroot node is missing (ZooKeeper does not create it, and a client rooted
      *     there cannot)
      */
-    CompletableFuture<Void> createDirectory(ZkSession session) {
+    public CompletableFuture<Void> createDirectory(ZkSession session) {
         return createContainer(session, dir);
     }
 
@@ -192,7 +222,8 @@ public final class QueueDirectory {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
-                session.zooKeeper().create(path, new byte[0], services.acl(), CreateMode.CONTAINER,
+                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.acl(),
+                        CreateMode.CONTAINER,
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
                             if (code == Code.OK || code == Code.NODEEXISTS) {

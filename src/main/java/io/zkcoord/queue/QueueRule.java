@@ -19,6 +19,18 @@ public interface QueueRule {
      */
     Turn decide(List<QueueNode> queue, QueueNode own);
 
+    /**
+     * Whether a node that comes to hold after waiting must tell the node behind it. For a rule
+     * whose waiters watch their predecessor while it waits, and must look again once it holds
+     * (a semaphore: the next waiter then becomes first and takes over the watch of the queue).
+     * The core then rewrites the node's data once (a "promotion"), which fires the successor's
+     * watch; a successor that sets its watch later sees the data version above 0 and looks again.
+     * Default false: a lock's waiters care only about their predecessor leaving.
+     */
+    default boolean announcesPromotion() {
+        return false;
+    }
+
     /** @return the position of {@code own} in {@code queue}, or -1 */
     static int positionOf(List<QueueNode> queue, QueueNode own) {
         for (int i = 0; i < queue.size(); i++) {

@@ -43,6 +43,38 @@ final class Requests {
         return done;
     }
 
+    /** Sets {@code data} on {@code path}, any version; a node already gone counts as done. */
+    static CompletableFuture<Void> touch(ZkSession session, String path, byte[] data) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        AsyncCallback.StatCallback callback = (rc, p, ctx, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.NONODE) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, path));
+            }
+        };
+        send(done, () -> session.zooKeeper().setData(path, data, -1, callback, null));
+        return done;
+    }
+
+    /** @return the data of {@code path} with its stat, or null if it does not exist */
+    static CompletableFuture<byte[]> data(ZkSession session, String path) {
+        CompletableFuture<byte[]> done = new CompletableFuture<>();
+        AsyncCallback.DataCallback callback = (rc, p, ctx, bytes, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+                done.complete(bytes == null ? new byte[0] : bytes);
+            } else if (code == Code.NONODE) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, path));
+            }
+        };
+        send(done, () -> session.zooKeeper().getData(path, false, callback, null));
+        return done;
+    }
+
     /** @return the children of {@code dir}, without a watch; none if it does not exist */
     static CompletableFuture<List<String>> children(ZkSession session, String dir) {
         CompletableFuture<List<String>> done = new CompletableFuture<>();

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
+import io.zkcoord.queue.Waits;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.SessionExpiry;

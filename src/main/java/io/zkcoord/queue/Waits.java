@@ -1,8 +1,6 @@
-package io.zkcoord.lock;
+package io.zkcoord.queue;
 
 import io.zkcoord.CoordinationException;
-import io.zkcoord.queue.Acquisition;
-import io.zkcoord.queue.Grant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -15,17 +13,17 @@ import java.util.function.Consumer;
  * thread's timed wait and never by a thread stuck in I/O, so the limit holds whatever the network
  * does. Stateless.
  */
-final class Waits {
+public final class Waits {
 
     /** Waits longer than this (73 years) are forever. */
-    static final long FOREVER = Long.MAX_VALUE / 4;
+    public static final long FOREVER = Long.MAX_VALUE / 4;
 
     /**
      * How long a one-look acquisition ({@code tryLock()}, {@code tryAcquire(ZERO)}) waits for its
      * one look (one round trip when the ensemble answers) before it gives up; with what may come
      * after ({@link #LATE_BUDGET_NANOS}) at most 780 ms in all.
      */
-    static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(600);
+    public static final long ONE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(600);
 
     /**
      * All a timed wait may add after its deadline: a first look not yet answered, then the
@@ -65,7 +63,7 @@ final class Waits {
      * @throws CoordinationException if the acquisition failed so
      * @throws IllegalStateException if the client closed
      */
-    static Grant await(Acquisition acquisition, long timeoutNanos, boolean interruptible, Consumer<Grant> unwanted)
+    public static Grant await(Acquisition acquisition, long timeoutNanos, boolean interruptible, Consumer<Grant> unwanted)
             throws InterruptedException {
         CompletableFuture<Grant> result = acquisition.result();
         long deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
@@ -148,7 +146,7 @@ final class Waits {
      * Waits for {@code future} without a limit and without being ended by an interrupt (the flag
      * is set again on return).
      */
-    static <T> T uninterruptibly(CompletableFuture<T> future) {
+    public static <T> T uninterruptibly(CompletableFuture<T> future) {
         boolean interrupted = false;
         try {
             for (;;) {
@@ -168,7 +166,7 @@ final class Waits {
     }
 
     /** @return the failure as the unchecked exception to throw */
-    static RuntimeException rethrow(Throwable failure) {
+    public static RuntimeException rethrow(Throwable failure) {
         Throwable t = failure;
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();

@@ -1,7 +1,6 @@
-package io.zkcoord.lock;
+package io.zkcoord.queue;
 
 import io.zkcoord.ZkLease;
-import io.zkcoord.queue.Grant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -9,27 +8,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A lease on one lock: one granted node that belongs to this object, not to a thread.
+ * A lease of any recipe: one granted node that belongs to this object, not to a thread.
  *
  * <p>Thread-safe. Its life is {@code PENDING -> VALID -> RELEASED | LOST}, changed by atomic steps:
  * {@code PENDING -> LOST} when the session ended before the lease was handed out (the acquisition
  * then queues again and nobody hears of it).
  */
-final class LockLease implements ZkLease {
+public final class QueueLease implements ZkLease {
 
-    private static final Logger log = LoggerFactory.getLogger(LockLease.class);
+    private static final Logger log = LoggerFactory.getLogger(QueueLease.class);
     /** How long {@link #release()} waits for the ensemble's answer before leaving it to the background. */
     private static final long RELEASE_WAIT_MILLIS = 1_000;
 
     private enum State { PENDING, VALID, RELEASED, LOST }
 
-    private final LockEngine engine;
+    /** What a recipe tells a lease: its name for messages, its queue, and how to report a loss. */
+    public interface Host {
+        /** @return e.g. {@code mutex /locks/orders} */
+        String describe();
+
+        /** @return the queue the lease's node is in */
+        QueueDirectory queue();
+
+        /** Tells the recipe's loss listeners of a lost lease, then runs {@code andThen}, off ZooKeeper's threads. */
+        void reportLoss(long fencingToken, Runnable andThen);
+    }
+
+    private final Host engine;
     private final Grant grant;
     private final AtomicReference<State> state = new AtomicReference<>(State.PENDING);
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
     private final Runnable cancelLossHook;
 
-    LockLease(LockEngine engine, Grant grant) {
+    QueueLease(Host engine, Grant grant) {
         this.engine = engine;
         this.grant = grant;
         this.cancelLossHook = grant.session().onEnd(this::sessionEnded);
@@ -99,7 +110,7 @@ final class LockLease implements ZkLease {
      *
      * @return completes when the node is deleted (at once if the lease was not valid)
      */
-    CompletableFuture<Void> releaseInBackground() {
+    public CompletableFuture<Void> releaseInBackground() {
         if (!state.compareAndSet(State.VALID, State.RELEASED)) {
             return CompletableFuture.completedFuture(null);
         }

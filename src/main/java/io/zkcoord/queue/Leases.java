@@ -1,0 +1,145 @@
+package io.zkcoord.queue;
+
+import io.zkcoord.ZkLease;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * How every recipe hands out {@link ZkLease}s: the three ways to wait ({@code acquire()}, {@code
+ * tryAcquire(Duration)}, {@code acquireAsync()}) over the same {@link Acquisition}. A recipe gives
+ * its node kind, its rule, a host (its name, its queue, its loss listeners) and, optionally, a step
+ * that must succeed before a node is queued (a semaphore checking its permit count).
+ *
+ * <p>Thread-safe; holds no state of its own.
+ */
+public final class Leases {
+
+    private final QueueLease.Host host;
+    private final String kind;
+    private final QueueRule rule;
+    private final Supplier<CompletableFuture<Void>> before;
+
+    /**
+     * @param host the recipe
+     * @param kind the node kind of its leases
+     * @param rule its rule
+     * @param before completes once the recipe may queue (fails the acquisition, with no node made,
+     *     if it fails); called for every acquisition, so it should be cheap once settled
+     */
+    public Leases(QueueLease.Host host, String kind, QueueRule rule, Supplier<CompletableFuture<Void>> before) {
+        this.host = host;
+        this.kind = kind;
+        this.rule = rule;
+        this.before = before;
+    }
+
+    /**
+     * Acquires a lease, waiting at most {@code timeoutNanos} (zero or less: one look; {@link
+     * Waits#FOREVER}: no limit).
+     *
+     * @return the lease, or empty if the time ran out
+     * @throws InterruptedException if interrupted (status cleared); no node is left
+     */
+    public Optional<ZkLease> acquire(long timeoutNanos) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before acquiring " + host.describe());
+        }
+        boolean oneLook = timeoutNanos <= 0;
+        long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
+        if (!awaitBefore(timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime())) {
+            return Optional.empty();
+        }
+        for (;;) {
+            Acquisition acquisition = host.queue().acquire(kind, rule, oneLook);
+            long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
+            Grant grant = Waits.await(acquisition, wait, true, this::unwanted);
+            if (grant == null) {
+                return Optional.empty();
+            }
+            QueueLease lease = new QueueLease(host, grant);
+            if (lease.grant()) {
+                return Optional.of(lease);
+            }
+            // Granted on a session that ended at that moment: the node went with it; queue again.
+            if (timeoutNanos < Waits.FOREVER && deadline - System.nanoTime() <= 0) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    /** @return false if the precondition did not complete in time */
+    private boolean awaitBefore(long timeoutNanos) throws InterruptedException {
+        CompletableFuture<Void> ready = before.get();
+        try {
+            if (timeoutNanos >= Waits.FOREVER) {
+                ready.get();
+            } else {
+                ready.get(Math.max(0, timeoutNanos) + Waits.ONE_LOOK_NANOS / 4, TimeUnit.NANOSECONDS);
+            }
+            return true;
+        } catch (ExecutionException e) {
+            throw Waits.rethrow(e.getCause());
+        } catch (TimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Acquires a lease without a waiting thread. Completing the returned future by any other means
+     * (cancel, {@code orTimeout}, ...) abandons the acquisition; a lease granted at that instant is
+     * released.
+     */
+    public CompletableFuture<ZkLease> acquireAsync() {
+        CompletableFuture<ZkLease> user = new CompletableFuture<>();
+        AtomicReference<Acquisition> current = new AtomicReference<>();
+        user.whenComplete((lease, failure) -> {
+            Acquisition a = current.get();
+            if (a != null) {
+                a.abandon();
+            }
+        });
+        before.get().whenComplete((v, failure) -> {
+            if (failure != null) {
+                host.queue().services().userCallbacks().execute(() -> user.completeExceptionally(Waits.rethrow(failure)));
+            } else {
+                start(user, current);
+            }
+        });
+        return user;
+    }
+
+    private void start(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current) {
+        if (user.isDone()) {
+            return;
+        }
+        Acquisition acquisition = host.queue().acquire(kind, rule, false);
+        current.set(acquisition);
+        if (user.isDone()) {
+            acquisition.abandon();
+            return;
+        }
+        acquisition.result().whenComplete((grant, failure) -> host.queue().services().userCallbacks().execute(() -> {
+            if (failure != null) {
+                user.completeExceptionally(Waits.rethrow(failure));
+            } else if (grant != null) {
+                QueueLease lease = new QueueLease(host, grant);
+                if (!lease.grant()) {
+                    start(user, current); // the session ended at that moment: queue again
+                } else if (!user.complete(lease)) {
+                    lease.releaseInBackground(); // the future was completed otherwise meanwhile
+                }
+            }
+            // null: abandoned because the future was completed otherwise; nothing to do
+        }));
+    }
+
+    /** A grant nobody will use (interrupted caller): its node goes in the background. */
+    private void unwanted(Grant grant) {
+        host.queue().deleteInBackground(grant.session(), grant.path());
+    }
+}

@@ -1,0 +1,226 @@
+package io.zkcoord.semaphore;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
+import io.zkcoord.internal.ClientServices;
+import io.zkcoord.queue.Leases;
+import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.QueueLease;
+import io.zkcoord.queue.QueuePaths;
+import io.zkcoord.queue.Waits;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A fair counting semaphore shared by every process that uses the same path on the same ZooKeeper
+ * ensemble: at most {@link #permits()} valid leases at once, granted in arrival order.
+ *
+ * <pre>{@code
+ * ZkSemaphore exports = new ZkSemaphore(client, "/semaphores/exports", 3);
+ * try (ZkLease lease = exports.acquire()) {       // one of at most 3 at once
+ *     runExport(lease.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>At most N, FIFO.</b> Each acquisition queues an {@code EPHEMERAL_SEQUENTIAL} node; the
+ *       first N nodes of the queue hold. A later arrival never overtakes an earlier waiter, even
+ *       when it would fit.
+ *   <li><b>The permit count is part of the semaphore.</b> The first acquisition records it as the
+ *       data of the directory node ({@code permits=N}). A {@code ZkSemaphore} built with another
+ *       count for the same path fails its acquisitions with {@link IllegalStateException} naming
+ *       both counts, and makes no node. The directory is a {@code CONTAINER} node: once it has been
+ *       empty for a while the server removes it, and with it the recorded count.
+ *   <li><b>Leases free themselves.</b> A holder that dies (process killed, session expired) frees
+ *       its permit with its session; its lease reports the loss ({@link ZkLease#whenLost()}
+ *       completes, {@link ZkLease#isValid()} turns false).
+ *   <li><b>No node is left</b> by any way of not getting a lease: timeout, interrupt, cancelled
+ *       future, connection loss during the create (the lost reply is recovered), closed client.
+ *   <li><b>Time limits</b> hold whatever the network does, as for the locks: {@code
+ *       tryAcquire(time)} returns within its time + 200 ms, {@code tryAcquire(ZERO)} takes one look
+ *       (at most 780 ms), an interrupt is answered at once.
+ *   <li><b>Herd-free.</b> One release, or one holder's crash, notifies two sessions at most: the
+ *       waiter that takes the permit and the one that becomes first in line. See {@code
+ *       SemaphoreRule}.
+ * </ul>
+ * Leases are the same {@link ZkLease} type as the locks': fencing token = the {@code czxid} of the
+ * lease's node, idempotent {@code release()} from any thread.
+ *
+ * <p>Thread-safe. Several {@code ZkSemaphore} objects for one path, in one process or many, share
+ * its permits.
+ */
+public final class ZkSemaphore {
+
+    private static final String KIND = "sem";
+    private static final String PERMITS_KEY = "permits=";
+
+    private final ZkClient client;
+    private final ClientServices services;
+    private final String path;
+    private final int permits;
+    private final QueueDirectory queue;
+    private final Leases leases;
+    /** Completed once the directory's recorded count was found equal to ours; reset if it fails. */
+    private final AtomicReference<CompletableFuture<Void>> countChecked = new AtomicReference<>();
+
+    /**
+     * @param client the client whose session holds the leases
+     * @param path the semaphore's directory, e.g. {@code /semaphores/exports}; created on demand
+     * @param permits how many leases may be valid at once, at least 1
+     * @throws IllegalArgumentException if {@code client} is null, {@code permits < 1}, or {@code path}
+     *     is null, empty, relative, ends with or contains {@code //}, or has characters ZooKeeper
+     *     rejects
+     */
+    public ZkSemaphore(ZkClient client, String path, int permits) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        this.client = client;
+        this.services = ClientServices.of(client);
+        this.path = QueuePaths.validate(path);
+        this.permits = permits;
+        this.queue = new QueueDirectory(client, path, record(permits));
+        this.leases = new Leases(new Host(), KIND, new SemaphoreRule(permits), this::checkCount);
+    }
+
+    /**
+     * Acquires a lease, blocking until one of the permits is free for this caller (FIFO).
+     *
+     * @return the lease; release it (any thread) when done
+     * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
+     * @throws IllegalStateException if the client is closed (also while waiting), or the path's
+     *     recorded permit count differs from {@link #permits()}
+     * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the client's
+     *     retry policy; no node is left
+     */
+    public ZkLease acquire() throws InterruptedException {
+        return leases.acquire(Waits.FOREVER).orElseThrow();
+    }
+
+    /**
+     * Acquires a lease, waiting at most {@code maxWait}, ZooKeeper calls included. {@link
+     * Duration#ZERO} (or less) takes one look and never waits for a holder to leave.
+     *
+     * @return the lease, or empty if none was granted in time (no node is left)
+     * @throws IllegalArgumentException if {@code maxWait} is null
+     * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
+     * @throws IllegalStateException as {@link #acquire()}
+     * @throws io.zkcoord.CoordinationException as {@link #acquire()}
+     */
+    public Optional<ZkLease> tryAcquire(Duration maxWait) throws InterruptedException {
+        if (maxWait == null) {
+            throw new IllegalArgumentException("maxWait must not be null");
+        }
+        long nanos;
+        try {
+            nanos = maxWait.toNanos();
+        } catch (ArithmeticException e) {
+            nanos = maxWait.isNegative() ? 0 : Waits.FOREVER;
+        }
+        return leases.acquire(nanos);
+    }
+
+    /**
+     * Starts acquiring a lease and returns at once; no thread waits. The future completes with the
+     * lease, or exceptionally with {@link IllegalStateException} (client closed, permit count
+     * mismatch) or {@link io.zkcoord.CoordinationException}. Dependent actions run on a library
+     * thread, never ZooKeeper's. Cancelling the future, or completing it by any other means (such
+     * as {@code orTimeout}), abandons the acquisition and deletes its node; a lease granted at that
+     * instant is released.
+     */
+    public CompletableFuture<ZkLease> acquireAsync() {
+        return leases.acquireAsync();
+    }
+
+    /** @return how many leases may be valid at once */
+    public int permits() {
+        return permits;
+    }
+
+    /** @return the semaphore's directory, as given */
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String toString() {
+        return "ZkSemaphore[" + path + ", permits=" + permits + "]";
+    }
+
+    // ------------------------------------------------------------------ the permit count
+
+    private static byte[] record(int permits) {
+        return (PERMITS_KEY + permits).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Before the first node: the directory's recorded count must be ours. Read once per object
+     * (created with our count if missing); later acquisitions cost nothing. Fails with {@link
+     * IllegalStateException} naming both counts.
+     */
+    private CompletableFuture<Void> checkCount() {
+        if (client.isClosed()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("cannot acquire " + describe() + ": "
+                    + client + " is closed"));
+        }
+        CompletableFuture<Void> checked = countChecked.get();
+        if (checked != null && !checked.isCompletedExceptionally()) {
+            return checked;
+        }
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (!countChecked.compareAndSet(checked, mine)) {
+            return countChecked.get();
+        }
+        services.session()
+                .thenCompose(session -> queue.createDirectory(session)
+                        .thenCompose(v -> queue.directoryData(session)))
+                .whenComplete((data, failure) -> {
+                    if (failure != null) {
+                        mine.completeExceptionally(Waits.rethrow(failure));
+                        return;
+                    }
+                    String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
+                    if (text.equals(PERMITS_KEY + permits)) {
+                        mine.complete(null);
+                    } else if (text.startsWith(PERMITS_KEY)) {
+                        mine.completeExceptionally(new IllegalStateException("semaphore " + path + " has "
+                                + text.substring(PERMITS_KEY.length()) + " permits, recorded in ZooKeeper; this"
+                                + " ZkSemaphore was built with " + permits));
+                    } else {
+                        mine.completeExceptionally(new IllegalStateException("semaphore " + path + " records no"
+                                + " permit count (its directory holds '" + text + "'); this ZkSemaphore was built with "
+                                + permits + ": is the path used by another recipe?"));
+                    }
+                });
+        return mine;
+    }
+
+    private String describe() {
+        return "semaphore " + path + " (" + permits + " permits)";
+    }
+
+    /** What the queue core's leases need of this semaphore. */
+    private final class Host implements QueueLease.Host {
+        @Override
+        public String describe() {
+            return ZkSemaphore.this.describe();
+        }
+
+        @Override
+        public QueueDirectory queue() {
+            return queue;
+        }
+
+        @Override
+        public void reportLoss(long fencingToken, Runnable andThen) {
+            services.userCallbacks().execute(andThen);
+        }
+    }
+}
