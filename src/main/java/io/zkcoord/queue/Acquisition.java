@@ -119,8 +119,12 @@ public final class Acquisition {
     private long czxid;
     /** True if the reply being decided on came from a read that armed a watch of the queue. */
     private boolean queueWatched;
-    /** True once this acquisition has waited for a watch: a grant after that is a promotion. */
-    private boolean waited;
+    /**
+     * True when the read that grants lists nodes behind ours: one of them may have seen ours
+     * waiting and watch it, so a rule that {@link QueueRule#announcesPromotion() announces
+     * promotions} must tell it. (A node created after that read reads a queue in which ours holds.)
+     */
+    private boolean successorMayWatch;
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -418,8 +422,13 @@ public final class Acquisition {
     private void decide(List<String> children) {
         retries = 0;
         looked = true;
-        Turn turn = rule.decide(QueueNode.queue(children), own);
+        List<QueueNode> queueNow = QueueNode.queue(children);
+        Turn turn = rule.decide(queueNow, own);
         if (turn instanceof Turn.Held) {
+            // A node behind ours may have read the queue while ours still waited, and watch it:
+            // tell it (if the rule asks) unless ours is the last node of this very read.
+            int position = QueueRule.positionOf(queueNow, own);
+            successorMayWatch = position >= 0 && position < queueNow.size() - 1;
             grant();
         } else if (turn instanceof Turn.Watch watch) {
             if (oneLook) {
@@ -433,7 +442,6 @@ public final class Acquisition {
             } else if (queueWatched) {
                 queueWatched = false; // the read that armed the watch said wait: wait for it
                 state = State.WATCHING;
-                waited = true;
             } else {
                 watchQueue();
             }
@@ -469,7 +477,6 @@ public final class Acquisition {
             return;
         }
         if (code == Code.OK) {
-            waited = true;
             if (promotedVersion) {
                 readQueue(); // the watched node already announced its promotion: look again
             }
@@ -495,6 +502,7 @@ public final class Acquisition {
         watchedPath = null; // a watch fires once
         watcher = null;
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
+            successorMayWatch = true; // not read: assume one (only rules that announce care)
             grant();
         } else {
             readQueue();
@@ -564,7 +572,7 @@ public final class Acquisition {
         state = State.GRANTED;
         ++step;
         cancelSessionHook.run();
-        if (waited && rule.announcesPromotion()) {
+        if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPath, data);
         }
         result.complete(new Grant(session, ownPath, own, czxid));

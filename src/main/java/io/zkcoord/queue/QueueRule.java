@@ -20,7 +20,8 @@ public interface QueueRule {
     Turn decide(List<QueueNode> queue, QueueNode own);
 
     /**
-     * Whether a node that comes to hold after waiting must tell the node behind it. For a rule
+     * Whether a node that comes to hold must tell the node behind it (when the read that granted it
+     * lists one: that node may have read the queue while ours still waited). For a rule
      * whose waiters watch their predecessor while it waits, and must look again once it holds
      * (a semaphore: the next waiter then becomes first and takes over the watch of the queue).
      * The core then rewrites the node's data once (a "promotion"), which fires the successor's
