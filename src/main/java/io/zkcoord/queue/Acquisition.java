@@ -265,8 +265,7 @@ public final class Acquisition {
             in.zooKeeper().create(dir + "/" + attempt, data, queue.services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
                     (rc, path, ctx, name, stat) -> created(s, in, attempt, Code.get(rc), name, stat), null);
             // Pipelined: answered after the create, and sees its node.
-            in.zooKeeper().getChildren(dir, false,
-                    (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> read(s, Code.get(rc), children), null);
+            readChildren(in, null, s, false);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
@@ -389,20 +388,49 @@ public final class Acquisition {
         state = State.READING;
         int s = ++step;
         try {
-            session.zooKeeper().getChildren(dir, false, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> read(s, Code.get(rc), children),
-                    null);
+            readChildren(session, null, s, false);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot read " + dir + ": " + e.getMessage(), e));
         }
     }
 
-    private synchronized void read(int s, Code code, List<String> children) {
+    /**
+     * Sends {@code getChildren(dir)}, with {@code watcher} if not null; with the directory's stat
+     * when the directory has a guard (its czxid tells whether it is the one validated).
+     */
+    private void readChildren(ZkSession in, Watcher watcher, int s, boolean armsQueueWatch) {
+        QueueDirectory.DirectoryGuard guard = queue.guard();
+        if (guard == null) {
+            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> {
+                queueWatchArmed(s, armsQueueWatch, rc);
+                read(s, Code.get(rc), children, 0);
+            }, null);
+        } else {
+            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
+                queueWatchArmed(s, armsQueueWatch, rc);
+                read(s, Code.get(rc), children, stat == null ? 0 : stat.getCzxid());
+            }, null);
+        }
+    }
+
+    private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, int rc) {
+        if (armsQueueWatch && s == step && !state.terminal() && Code.get(rc) == Code.OK) {
+            queueWatched = true;
+        }
+    }
+
+    private synchronized void read(int s, Code code, List<String> children, long dirCzxid) {
         if (s != step || state.terminal() || own == null) {
             return; // stale, or the pipelined read of a create that failed
         }
         switch (code) {
             case OK:
-                decide(children);
+                QueueDirectory.DirectoryGuard guard = queue.guard();
+                if (guard != null && dirCzxid != guard.validatedCzxid()) {
+                    validateThenDecide(guard, children);
+                } else {
+                    decide(children);
+                }
                 return;
             case NONODE:
                 decide(List.of()); // the directory is gone, and our node with it
@@ -417,6 +445,24 @@ public final class Acquisition {
                     end(State.FAILED, new CoordinationException(code + " reading " + dir, KeeperException.create(code, dir)));
                 }
         }
+    }
+
+    /** The directory is not the one last validated: validate it (one read), then decide. */
+    private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<String> children) {
+        state = State.READING;
+        int s = ++step;
+        guard.validate(session).whenComplete((v, failure) -> {
+            synchronized (this) {
+                if (s != step || state.terminal()) {
+                    return;
+                }
+                if (failure == null) {
+                    decide(children);
+                } else {
+                    failOrRetry(failure, this::readQueue);
+                }
+            }
+        });
     }
 
     private void decide(List<String> children) {
@@ -519,14 +565,7 @@ public final class Acquisition {
         int s = ++step;
         Watcher watcher = event -> queueChanged(s, event);
         try {
-            session.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> {
-                synchronized (this) {
-                    if (s == step && !state.terminal() && Code.get(rc) == Code.OK) {
-                        queueWatched = true;
-                    }
-                }
-                read(s, Code.get(rc), children);
-            }, null);
+            readChildren(session, watcher, s, true);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot watch " + dir + ": " + e.getMessage(), e));
         }
@@ -628,7 +667,9 @@ public final class Acquisition {
     }
 
     private void failOrWait(Throwable failure) {
-        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof io.zkcoord.SessionLostException) {
             awaitSessionEnd();
         } else {
             end(State.FAILED, failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null

@@ -42,6 +42,28 @@ public final class QueueDirectory {
     private final String dir;
     /** The data the directory node is created with (a recipe's settings, such as a permit count). */
     private final byte[] dirData;
+    /** Checks the directory's settings when it is (re)created; null for recipes that have none. */
+    private final DirectoryGuard guard;
+
+    /**
+     * A recipe's settings recorded in its directory node (a semaphore's permit count), checked
+     * against the directory as every acquisition finds it: an acquisition reads the directory's
+     * {@code czxid} with its queue, and whenever that is not the one last validated (first use, or
+     * the directory was removed and made again, perhaps by another process with other settings),
+     * the directory's data is validated again before the rule is asked.
+     */
+    public interface DirectoryGuard {
+        /** @return the {@code czxid} of the directory last validated, or 0 if none */
+        long validatedCzxid();
+
+        /**
+         * Reads the directory's data in {@code session} and validates it, recording its czxid.
+         *
+         * @return completes once valid; fails with the exception the acquisition must fail with
+         *     (for instance {@link IllegalStateException} naming both settings)
+         */
+        CompletableFuture<Void> validate(ZkSession session);
+    }
 
     /**
      * @param client the client whose sessions hold the nodes
@@ -57,9 +79,24 @@ public final class QueueDirectory {
      * @param dirData the data the directory node is created with
      */
     public QueueDirectory(ZkClient client, String dir, byte[] dirData) {
+        this(client, dir, dirData, null);
+    }
+
+    /**
+     * @param client the client whose sessions hold the nodes
+     * @param dir the directory, already validated ({@link QueuePaths#validate})
+     * @param dirData the data the directory node is created with
+     * @param guard validates the directory's data, or null
+     */
+    public QueueDirectory(ZkClient client, String dir, byte[] dirData, DirectoryGuard guard) {
         this.services = ClientServices.of(client);
         this.dir = dir;
         this.dirData = dirData.clone();
+        this.guard = guard;
+    }
+
+    DirectoryGuard guard() {
+        return guard;
     }
 
     /** @return the directory */
@@ -136,7 +173,7 @@ public final class QueueDirectory {
      *
      * @return its data, or null if the directory does not exist
      */
-    public CompletableFuture<byte[]> directoryData(ZkSession session) {
+    public CompletableFuture<Requests.Data> directoryData(ZkSession session) {
         return underPolicy(session, dir, () -> Requests.data(session, dir));
     }
 

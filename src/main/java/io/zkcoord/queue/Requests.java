@@ -13,7 +13,7 @@ import org.apache.zookeeper.data.Stat;
  * KeeperException} of the reply; it completes on ZooKeeper's event thread, so what depends on it
  * must be quick and must not block. Stateless.
  */
-final class Requests {
+public final class Requests {
 
     private Requests() {
     }
@@ -58,13 +58,22 @@ final class Requests {
         return done;
     }
 
-    /** @return the data of {@code path} with its stat, or null if it does not exist */
-    static CompletableFuture<byte[]> data(ZkSession session, String path) {
-        CompletableFuture<byte[]> done = new CompletableFuture<>();
+    /**
+     * A node's data and the zxid that created it.
+     *
+     * @param bytes its data, never null
+     * @param czxid the zxid of its creation
+     */
+    public record Data(byte[] bytes, long czxid) {
+    }
+
+    /** @return the data of {@code path} with its czxid, or null if it does not exist */
+    static CompletableFuture<Data> data(ZkSession session, String path) {
+        CompletableFuture<Data> done = new CompletableFuture<>();
         AsyncCallback.DataCallback callback = (rc, p, ctx, bytes, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK) {
-                done.complete(bytes == null ? new byte[0] : bytes);
+                done.complete(new Data(bytes == null ? new byte[0] : bytes, stat.getCzxid()));
             } else if (code == Code.NONODE) {
                 done.complete(null);
             } else {

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A fair counting semaphore shared by every process that uses the same path on the same ZooKeeper
@@ -64,8 +63,6 @@ public final class ZkSemaphore {
     private final int permits;
     private final QueueDirectory queue;
     private final Leases leases;
-    /** Completed once the directory's recorded count was found equal to ours; reset if it fails. */
-    private final AtomicReference<CompletableFuture<Void>> countChecked = new AtomicReference<>();
 
     /**
      * @param client the client whose session holds the leases
@@ -86,8 +83,8 @@ public final class ZkSemaphore {
         this.services = ClientServices.of(client);
         this.path = QueuePaths.validate(path);
         this.permits = permits;
-        this.queue = new QueueDirectory(client, path, record(permits));
-        this.leases = new Leases(new Host(), KIND, new SemaphoreRule(permits), this::checkCount);
+        this.queue = new QueueDirectory(client, path, record(permits), new CountGuard());
+        this.leases = new Leases(new Host(), KIND, new SemaphoreRule(permits), this::checkOpen);
     }
 
     /**
@@ -160,46 +157,48 @@ public final class ZkSemaphore {
         return (PERMITS_KEY + permits).getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Acquisitions need an open client; the permit count is checked by {@link CountGuard}. */
+    private CompletableFuture<Void> checkOpen() {
+        return client.isClosed()
+                ? CompletableFuture.failedFuture(new IllegalStateException("cannot acquire " + describe() + ": "
+                        + client + " is closed"))
+                : CompletableFuture.completedFuture(null);
+    }
+
     /**
-     * Before the first node: the directory's recorded count must be ours. Read once per object
-     * (created with our count if missing); later acquisitions cost nothing. Fails with {@link
-     * IllegalStateException} naming both counts.
+     * The permit count recorded in the directory must be ours. Checked by every acquisition whose
+     * read of the queue shows a directory other than the one last checked (by its {@code czxid}):
+     * the first acquisition of this object, and any after the directory was removed and made again
+     * (perhaps by another process with another count). A mismatch fails the acquisition with {@link
+     * IllegalStateException} before its node may hold; the node is deleted.
      */
-    private CompletableFuture<Void> checkCount() {
-        if (client.isClosed()) {
-            return CompletableFuture.failedFuture(new IllegalStateException("cannot acquire " + describe() + ": "
-                    + client + " is closed"));
+    private final class CountGuard implements QueueDirectory.DirectoryGuard {
+        private volatile long validated;
+
+        @Override
+        public long validatedCzxid() {
+            return validated;
         }
-        CompletableFuture<Void> checked = countChecked.get();
-        if (checked != null && !checked.isCompletedExceptionally()) {
-            return checked;
+
+        @Override
+        public CompletableFuture<Void> validate(io.zkcoord.ZkSession session) {
+            return queue.directoryData(session).thenCompose(data -> {
+                if (data == null) {
+                    return CompletableFuture.failedFuture(new io.zkcoord.CoordinationException("the directory of "
+                            + describe() + " vanished while queueing"));
+                }
+                String text = new String(data.bytes(), StandardCharsets.UTF_8);
+                if (text.equals(PERMITS_KEY + permits)) {
+                    validated = data.czxid();
+                    return CompletableFuture.completedFuture(null);
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException(text.startsWith(PERMITS_KEY)
+                        ? "semaphore " + path + " has " + text.substring(PERMITS_KEY.length()) + " permits, recorded in"
+                                + " ZooKeeper; this ZkSemaphore was built with " + permits
+                        : "semaphore " + path + " records no permit count (its directory holds '" + text + "'); this"
+                                + " ZkSemaphore was built with " + permits + ": is the path used by another recipe?"));
+            });
         }
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        if (!countChecked.compareAndSet(checked, mine)) {
-            return countChecked.get();
-        }
-        services.session()
-                .thenCompose(session -> queue.createDirectory(session)
-                        .thenCompose(v -> queue.directoryData(session)))
-                .whenComplete((data, failure) -> {
-                    if (failure != null) {
-                        mine.completeExceptionally(Waits.rethrow(failure));
-                        return;
-                    }
-                    String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
-                    if (text.equals(PERMITS_KEY + permits)) {
-                        mine.complete(null);
-                    } else if (text.startsWith(PERMITS_KEY)) {
-                        mine.completeExceptionally(new IllegalStateException("semaphore " + path + " has "
-                                + text.substring(PERMITS_KEY.length()) + " permits, recorded in ZooKeeper; this"
-                                + " ZkSemaphore was built with " + permits));
-                    } else {
-                        mine.completeExceptionally(new IllegalStateException("semaphore " + path + " records no"
-                                + " permit count (its directory holds '" + text + "'); this ZkSemaphore was built with "
-                                + permits + ": is the path used by another recipe?"));
-                    }
-                });
-        return mine;
     }
 
     private String describe() {

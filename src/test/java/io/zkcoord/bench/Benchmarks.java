@@ -25,9 +25,12 @@ import org.apache.curator.test.TestingServer;
  *   <li>The herd table: what one release costs the server at queue lengths 1 to 1000.
  *   <li>Only when named ({@code pending}): 10,000 pending {@code acquireAsync()} on one client,
  *       their threads and heap, and how fast they are granted in turn.
+ *   <li>The semaphore ({@code semaphore}): what one release and one holder's session expiry cost
+ *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending} (all but {@code pending} by default).
+ * sections: {@code uncontended mutex rw threads herd pending semaphore} (all but {@code pending} by
+ * default).
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
  * zookeeper.forceSync=no} (writes are not fsynced), to see the protocol without the disk;
@@ -39,9 +42,11 @@ public final class Benchmarks {
     }
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
-    private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending");
+    private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
+            "semaphore");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
-    private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd");
+    private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
+            "semaphore");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -104,6 +109,11 @@ public final class Benchmarks {
                 progress.println("6. pending acquireAsync() ...");
                 pending.run();
             }
+            SemaphoreBench semaphore = new SemaphoreBench(connect, counters, out, progress);
+            if (sections.contains("semaphore")) {
+                progress.println("7. semaphore ...");
+                semaphore.run();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -122,6 +132,9 @@ public final class Benchmarks {
             }
             if (sections.contains("pending")) {
                 pending.printTargets(out);
+            }
+            if (sections.contains("semaphore")) {
+                semaphore.printTargets(out);
             }
         }
         out.println();

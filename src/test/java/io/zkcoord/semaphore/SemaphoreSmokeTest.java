@@ -37,6 +37,8 @@ class SemaphoreSmokeTest {
             assertEquals(Optional.empty(), sb.tryAcquire(Duration.ZERO));
             assertEquals(Optional.empty(), sb.tryAcquire(Duration.ofMillis(200)));
             CompletableFuture<ZkLease> fourth = sb.acquireAsync();
+            // Two clients' creates race on the wire: queue the fifth only once the fourth's node exists.
+            Await.until("the fourth queued", Duration.ofSeconds(10), () -> children(a).size() == 4);
             CompletableFuture<ZkLease> fifth = sa.acquireAsync();
             Await.until("both queued", Duration.ofSeconds(10), () -> children(a).size() == 5);
             assertFalse(fourth.isDone());
