@@ -244,6 +244,7 @@ public final class Acquisition {
         ownPath = null;
         createUnsettled = false;
         createInFlight = false;
+        queueWatched = false;
         int s = step;
         Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
@@ -371,7 +372,11 @@ public final class Acquisition {
                     log.info("recovered node {} after a lost create reply", found.path);
                     createUnsettled = false;
                     adopt(found.path, found.stat);
-                    decide(found.children);
+                    if (queue.guard() != null) {
+                        readQueue(); // the directory's settings are checked on a read that shows its czxid
+                    } else {
+                        decide(found.children);
+                    }
                 }
             }
         });
@@ -449,6 +454,10 @@ public final class Acquisition {
 
     /** The directory is not the one last validated: validate it (one read), then decide. */
     private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<String> children) {
+        // A watch the read armed belongs to the step this validation ends: read (and arm) again
+        // after it rather than wait on a watch whose events would be taken for stale.
+        boolean armed = queueWatched;
+        queueWatched = false;
         state = State.READING;
         int s = ++step;
         guard.validate(session).whenComplete((v, failure) -> {
@@ -456,7 +465,9 @@ public final class Acquisition {
                 if (s != step || state.terminal()) {
                     return;
                 }
-                if (failure == null) {
+                if (failure == null && armed) {
+                    watchQueue();
+                } else if (failure == null) {
                     decide(children);
                 } else {
                     failOrRetry(failure, this::readQueue);
@@ -468,6 +479,8 @@ public final class Acquisition {
     private void decide(List<String> children) {
         retries = 0;
         looked = true;
+        boolean armed = queueWatched; // true only for the read that armed a watch of the queue
+        queueWatched = false;
         List<QueueNode> queueNow = QueueNode.queue(children);
         Turn turn = rule.decide(queueNow, own);
         if (turn instanceof Turn.Held) {
@@ -485,9 +498,8 @@ public final class Acquisition {
         } else if (turn instanceof Turn.WatchQueue) {
             if (oneLook) {
                 end(State.ABANDONED, null);
-            } else if (queueWatched) {
-                queueWatched = false; // the read that armed the watch said wait: wait for it
-                state = State.WATCHING;
+            } else if (armed) {
+                state = State.WATCHING; // the read that armed the watch said wait: wait for it
             } else {
                 watchQueue();
             }

@@ -21,8 +21,9 @@ import java.util.List;
  *       then this node may have become the first waiter and must take over the watch of the queue.
  * </ul>
  * So one release costs two notifications whatever the queue length and the permits: the first
- * waiter (who takes the permit) and the one behind it (who becomes first waiter). A waiter leaving
- * wakes only the node behind it. See docs/herd-effect.md for why no release is missed.
+ * waiter (who takes the permit) and the one behind it (who becomes first waiter). A waiter that
+ * leaves or joins the queue also fires the first waiter's watch (it reads the queue again). See
+ * docs/herd-effect.md for why no release is missed.
  */
 final class SemaphoreRule implements QueueRule {
 

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.ZooDefs;
 
 /**
  * A fair counting semaphore shared by every process that uses the same path on the same ZooKeeper
@@ -27,12 +28,14 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Contract</h2>
  * <ul>
  *   <li><b>At most N, FIFO.</b> Each acquisition queues an {@code EPHEMERAL_SEQUENTIAL} node; the
- *       first N nodes of the queue hold. A later arrival never overtakes an earlier waiter, even
- *       when it would fit.
+ *       first N nodes of the queue hold. A later arrival never takes a permit while an earlier
+ *       waiter is still in the queue, even when it would fit (two waiters that qualify at once may
+ *       learn it in either order).
  *   <li><b>The permit count is part of the semaphore.</b> The first acquisition records it as the
  *       data of the directory node ({@code permits=N}). A {@code ZkSemaphore} built with another
  *       count for the same path fails its acquisitions with {@link IllegalStateException} naming
- *       both counts, and makes no node. The directory is a {@code CONTAINER} node: once it has been
+ *       both counts; the node it queued is deleted before it may hold. The count is checked
+ *       whenever an acquisition finds a directory other than the one last checked. The directory is a {@code CONTAINER} node: once it has been
  *       empty for a while the server removes it, and with it the recorded count.
  *   <li><b>Leases free themselves.</b> A holder that dies (process killed, session expired) frees
  *       its permit with its session; its lease reports the loss ({@link ZkLease#whenLost()}
@@ -45,6 +48,12 @@ import java.util.concurrent.CompletableFuture;
  *   <li><b>Herd-free.</b> One release, or one holder's crash, notifies two sessions at most: the
  *       waiter that takes the permit and the one that becomes first in line. See {@code
  *       SemaphoreRule}.
+ *   <li><b>The first waiter relays.</b> Only the first waiter hears of releases; the waiters
+ *       behind it learn from it. If the first waiter's process is frozen (a long GC pause) or its
+ *       network is silent, releases wait for it: free permits stay unused until it wakes or its
+ *       session ends (at most the session timeout), never more than N are in use.
+ *   <li>The client's node ACL must grant WRITE (the default ACLs do): a holder rewrites its own
+ *       node once to wake the next in line. The constructor refuses an ACL without it.
  * </ul>
  * Leases are the same {@link ZkLease} type as the locks': fencing token = the {@code czxid} of the
  * lease's node, idempotent {@code release()} from any thread.
@@ -70,7 +79,7 @@ public final class ZkSemaphore {
      * @param permits how many leases may be valid at once, at least 1
      * @throws IllegalArgumentException if {@code client} is null, {@code permits < 1}, or {@code path}
      *     is null, empty, relative, ends with or contains {@code //}, or has characters ZooKeeper
-     *     rejects
+     *     rejects, or the client's node ACL grants no WRITE
      */
     public ZkSemaphore(ZkClient client, String path, int permits) {
         if (client == null) {
@@ -78,6 +87,12 @@ public final class ZkSemaphore {
         }
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        // A holder that comes to hold with waiters behind it rewrites its node's data once to wake
+        // the next in line: without WRITE on its own nodes that wake-up would be lost.
+        if (client.acl().stream().noneMatch(a -> (a.getPerms() & ZooDefs.Perms.WRITE) != 0)) {
+            throw new IllegalArgumentException("ZkSemaphore needs WRITE in the client's node ACL, which grants "
+                    + client.acl());
         }
         this.client = client;
         this.services = ClientServices.of(client);

@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -57,6 +59,20 @@ class SemaphoreSmokeTest {
             IllegalStateException e = assertThrows(IllegalStateException.class, other::acquire);
             assertTrue(e.getMessage().contains("3") && e.getMessage().contains("4"), e.getMessage());
             assertTrue(children(a).isEmpty());
+        }
+    }
+
+    /** A client whose node ACL grants no WRITE cannot build a semaphore: its holders could not wake the next in line. */
+    @Test
+    void anAclWithoutWriteIsRefused() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             ZkClient readOnly = ZkClient.builder().connectString(server.getConnectString())
+                     .acl(List.of(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE,
+                             ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+                     .build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new ZkSemaphore(readOnly, "/smoke/acl", 2));
+            assertTrue(e.getMessage().contains("WRITE"), e.getMessage());
         }
     }
 
