@@ -119,9 +119,54 @@ public final class QueueDirectory {
      * @return the running acquisition
      */
     public Acquisition acquire(String kind, QueueRule rule, boolean oneLook) {
-        Acquisition a = new Acquisition(this, kind, rule, oneLook, OwnerInfo.ofCurrentThread());
+        return acquire(kind, rule, oneLook, OwnerInfo.ofCurrentThread());
+    }
+
+    /** As {@link #acquire(String, QueueRule, boolean)}, with the node's data given (say, a participant id). */
+    public Acquisition acquire(String kind, QueueRule rule, boolean oneLook, byte[] data) {
+        Acquisition a = new Acquisition(this, kind, rule, oneLook, data.clone());
         a.start();
         return a;
+    }
+
+    /**
+     * Reads the queue and every node's data in {@code session}: two round trips whatever the queue
+     * length (one {@code getChildren}, then one {@code multi} of reads). A node that leaves between
+     * the two reads is left out.
+     *
+     * @return the nodes in queue order, each with its data and czxid
+     */
+    public CompletableFuture<List<Entry>> readEntries(ZkSession session) {
+        return read(session).thenCompose(nodes -> {
+            if (nodes.isEmpty()) {
+                return CompletableFuture.completedFuture(List.<Entry>of());
+            }
+            List<org.apache.zookeeper.Op> reads = new java.util.ArrayList<>(nodes.size());
+            for (QueueNode n : nodes) {
+                reads.add(org.apache.zookeeper.Op.getData(dir + "/" + n.name()));
+            }
+            return underPolicy(session, dir, () -> Requests.multi(session, reads)).thenApply(results -> {
+                List<Entry> entries = new java.util.ArrayList<>(nodes.size());
+                for (int i = 0; i < nodes.size() && i < results.size(); i++) {
+                    if (results.get(i) instanceof org.apache.zookeeper.OpResult.GetDataResult r) {
+                        entries.add(new Entry(nodes.get(i), r.getData() == null ? new byte[0] : r.getData(),
+                                r.getStat().getCzxid(), r.getStat().getEphemeralOwner()));
+                    }
+                }
+                return entries;
+            });
+        });
+    }
+
+    /**
+     * One node of the queue with what a read of it gave.
+     *
+     * @param node its parsed name
+     * @param data its data
+     * @param czxid the zxid of its creation
+     * @param sessionId the session it belongs to
+     */
+    public record Entry(QueueNode node, byte[] data, long czxid, long sessionId) {
     }
 
     /** @return the queue as it is now, read in {@code session} under the retry policy */

@@ -84,6 +84,22 @@ public final class Requests {
         return done;
     }
 
+    /** Runs a {@code multi} of reads; each result is a GetDataResult or an ErrorResult (node gone). */
+    static CompletableFuture<List<org.apache.zookeeper.OpResult>> multi(ZkSession session,
+            List<org.apache.zookeeper.Op> ops) {
+        CompletableFuture<List<org.apache.zookeeper.OpResult>> done = new CompletableFuture<>();
+        AsyncCallback.MultiCallback callback = (rc, p, ctx, results) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+                done.complete(results);
+            } else {
+                done.completeExceptionally(KeeperException.create(code, p));
+            }
+        };
+        send(done, () -> session.zooKeeper().multi(ops, callback, null));
+        return done;
+    }
+
     /** @return the children of {@code dir}, without a watch; none if it does not exist */
     static CompletableFuture<List<String>> children(ZkSession session, String dir) {
         CompletableFuture<List<String>> done = new CompletableFuture<>();

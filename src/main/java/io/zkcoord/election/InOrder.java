@@ -1,0 +1,55 @@
+package io.zkcoord.election;
+
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tasks one at a time, in the order given, on an underlying executor (the client's callback
+ * threads): the listeners of one election see its events in order, never two at once, never on
+ * ZooKeeper's threads. Whatever a task throws is logged. Thread-safe.
+ */
+final class InOrder implements Executor {
+
+    private static final Logger log = LoggerFactory.getLogger(InOrder.class);
+
+    private final Executor underlying;
+    private final Queue<Runnable> tasks = new ArrayDeque<>();
+    private boolean running;
+
+    InOrder(Executor underlying) {
+        this.underlying = underlying;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        synchronized (tasks) {
+            tasks.add(task);
+            if (running) {
+                return;
+            }
+            running = true;
+        }
+        underlying.execute(this::drain);
+    }
+
+    private void drain() {
+        for (;;) {
+            Runnable next;
+            synchronized (tasks) {
+                next = tasks.poll();
+                if (next == null) {
+                    running = false;
+                    return;
+                }
+            }
+            try {
+                next.run();
+            } catch (Throwable t) {
+                log.error("a leadership task failed", t);
+            }
+        }
+    }
+}

@@ -1,0 +1,454 @@
+package io.zkcoord.election;
+
+import io.zkcoord.ConnectionListener;
+import io.zkcoord.ConnectionState;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
+import io.zkcoord.internal.ClientServices;
+import io.zkcoord.queue.Acquisition;
+import io.zkcoord.queue.Grant;
+import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.QueuePaths;
+import io.zkcoord.queue.Waits;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election among every process that uses the same path on the same ZooKeeper ensemble:
+ * exactly the participant whose node is first in the queue leads.
+ *
+ * <pre>{@code
+ * ZkLeaderElection election = new ZkLeaderElection(client, "/elections/scheduler", "worker-3");
+ * election.addListener(new LeadershipListener() {
+ *     public void elected(long epoch) { scheduler.startWith(epoch); }
+ *     public void revoked(long epoch, RevokeReason reason) { scheduler.stopNow(); }
+ * });
+ * election.start();
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>One leader, herd-free.</b> Each participant queues an {@code EPHEMERAL_SEQUENTIAL} node
+ *       whose data is its id, and watches only its predecessor: one leadership change wakes one
+ *       participant, whatever their number.
+ *   <li><b>Step-down comes first.</b> When the client reports {@link ConnectionState#SUSPENDED}, a
+ *       leader stops at once: {@link #isLeader()} turns false and {@code revoked(epoch,
+ *       SUSPENDED)} is the next event. If the same session comes back ({@link
+ *       ConnectionState#RECONNECTED}) its node still leads, and {@code elected(sameEpoch)} follows.
+ *       When the session is lost, {@code revoked(epoch, LOST)} (unless told already), and the
+ *       participant joins again in the new session, at the back of the queue. The client notices a
+ *       silent network after two thirds of the session timeout, while the ensemble gives the node
+ *       away only after the whole timeout: a partitioned leader steps down before the next one is
+ *       elected. <b>Not so when a session is ended on the server on purpose</b> (or expires while
+ *       the leader's process is frozen): the server gives the node away the moment it ends the
+ *       session, before the old leader can hear of it. There only the epoch protects the resource.
+ *   <li><b>Epochs fence.</b> {@link #epoch()} is the {@code czxid} of the leader's node: it strictly
+ *       increases from each leader to the next, also when the election path is deleted and made
+ *       again. A resource that remembers the highest epoch it accepted refuses the old leader:
+ *       <pre>{@code
+ * // in the resource, atomically:
+ * if (epoch < highestEpochSeen) throw new StaleLeaderException(epoch);
+ * highestEpochSeen = epoch;
+ * apply(write);
+ *       }</pre>
+ *   <li><b>Listeners</b> run one at a time, in order, on a library thread (never ZooKeeper's);
+ *       {@code elected} and {@code revoked} strictly alternate; whatever a listener throws is
+ *       logged and the others still run.
+ *   <li>{@link #participants()} and {@link #leader()} read ZooKeeper in two round trips whatever
+ *       the number of participants.
+ *   <li>A create whose reply was lost is found again by its attempt id: no ghost participant.
+ *   <li>{@link #close()} is idempotent, returns within about a second whatever the network does,
+ *       and deletes this participant's node (in the background until the connection returns, or
+ *       with the session).
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+public final class ZkLeaderElection implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ZkLeaderElection.class);
+    private static final String KIND = "leader";
+    private static final int MAX_ID_BYTES = 1024;
+    /** How long {@link #close()} waits for the listeners to hear {@code revoked(CLOSED)}. */
+    private static final long CLOSE_LISTENER_WAIT_MILLIS = 500;
+    private static final long REJOIN_DELAY_MILLIS = 1_000;
+
+    /** Where this participant stands. */
+    private enum Phase {
+        NEW,
+        /** Queued (or about to be): not leading. */
+        WAITING,
+        /** Its node is first and the client is connected. */
+        LEADING,
+        /** Its node is first, but the client is SUSPENDED: not leading until RECONNECTED. */
+        STEPPED_DOWN,
+        CLOSED
+    }
+
+    private final ZkClient client;
+    private final ClientServices services;
+    private final String path;
+    private final String participantId;
+    private final byte[] data;
+    private final QueueDirectory queue;
+    private final InOrder events;
+    private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+    private final ConnectionListener connection = this::connectionChanged;
+
+    // Guarded by this.
+    private Phase phase = Phase.NEW;
+    private Acquisition acquisition;
+    private Grant grant;
+    private Runnable cancelLossHook = () -> { };
+
+    /** Whether the listeners were last told {@code elected}. Touched only by tasks run by {@link #events}. */
+    private boolean toldElected;
+
+    /**
+     * @param client the client whose session holds this participant's node
+     * @param path the election's directory, e.g. {@code /elections/scheduler}; created on demand
+     * @param participantId this participant's id, as others read it: non-empty, at most 1 KiB in UTF-8
+     * @throws IllegalArgumentException if {@code client} is null, the id is null, empty or too long,
+     *     or the path is not a valid directory path
+     */
+    public ZkLeaderElection(ZkClient client, String path, String participantId) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        if (participantId == null || participantId.isEmpty()) {
+            throw new IllegalArgumentException("participantId must not be null or empty");
+        }
+        byte[] id = participantId.getBytes(StandardCharsets.UTF_8);
+        if (id.length > MAX_ID_BYTES) {
+            throw new IllegalArgumentException("participantId must be at most " + MAX_ID_BYTES + " bytes in UTF-8, was "
+                    + id.length);
+        }
+        this.client = client;
+        this.services = ClientServices.of(client);
+        this.path = QueuePaths.validate(path);
+        this.participantId = participantId;
+        this.data = id;
+        this.queue = new QueueDirectory(client, path);
+        this.events = new InOrder(services.userCallbacks());
+    }
+
+    /**
+     * Joins the election and returns at once; leadership comes through the listeners, {@link
+     * #isLeader()} and {@link #awaitLeadership(Duration)}.
+     *
+     * @throws IllegalStateException if started before, closed, or the client is closed
+     */
+    public void start() {
+        synchronized (this) {
+            if (phase != Phase.NEW) {
+                throw new IllegalStateException(describe() + (phase == Phase.CLOSED ? " is closed" : " was already started"));
+            }
+            client.addConnectionListener(connection);
+            phase = Phase.WAITING;
+            join();
+        }
+    }
+
+    /** @return true only while this participant leads and its client is connected */
+    public boolean isLeader() {
+        synchronized (this) {
+            return phase == Phase.LEADING && connected();
+        }
+    }
+
+    /**
+     * @return the epoch of the current leadership: the {@code czxid} of this participant's node
+     * @throws IllegalStateException if this participant does not lead now
+     */
+    public long epoch() {
+        synchronized (this) {
+            if (phase != Phase.LEADING || !connected()) {
+                throw new IllegalStateException(describe() + " does not lead");
+            }
+            return grant.czxid();
+        }
+    }
+
+    /**
+     * Waits until this participant leads, at most {@code maxWait}.
+     *
+     * @return true if it leads on return; false if the time ran out, or it is closed or not started
+     * @throws IllegalArgumentException if {@code maxWait} is null
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitLeadership(Duration maxWait) throws InterruptedException {
+        if (maxWait == null) {
+            throw new IllegalArgumentException("maxWait must not be null");
+        }
+        long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Waits.FOREVER);
+        synchronized (this) {
+            for (;;) {
+                if (phase == Phase.LEADING && connected()) {
+                    return true;
+                }
+                if (phase == Phase.CLOSED || phase == Phase.NEW) {
+                    return false;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                // Woken by every change of phase; the connection is looked at again at least every 50 ms.
+                wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(remaining), 50)));
+            }
+        }
+    }
+
+    /**
+     * Adds a listener. If this participant leads now, the listener is told {@code elected} first.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public void addListener(LeadershipListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        events.execute(() -> {
+            listeners.add(listener);
+            if (toldElected) {
+                long epoch = currentEpochOrZero();
+                call(listener, l -> l.elected(epoch));
+            }
+        });
+    }
+
+    /**
+     * Reads the current leader from ZooKeeper (two round trips).
+     *
+     * @return the leader, or empty if nobody takes part
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws IllegalStateException if the client is closed
+     * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy
+     */
+    public Optional<Participant> leader() throws InterruptedException {
+        List<Participant> all = participants();
+        return all.isEmpty() ? Optional.empty() : Optional.of(all.get(0));
+    }
+
+    /**
+     * Reads every participant from ZooKeeper, in queue order, leader first: one read of the queue,
+     * then one {@code multi} read of every node's data, whatever their number. A participant that
+     * leaves between the two reads is left out.
+     *
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws IllegalStateException if the client is closed
+     * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy
+     */
+    public List<Participant> participants() throws InterruptedException {
+        ZkSession session = client.session();
+        try {
+            List<QueueDirectory.Entry> entries = queue.readEntries(session).get();
+            List<Participant> participants = new ArrayList<>(entries.size());
+            for (int i = 0; i < entries.size(); i++) {
+                QueueDirectory.Entry e = entries.get(i);
+                participants.add(new Participant(new String(e.data(), StandardCharsets.UTF_8), e.czxid(), i == 0));
+            }
+            return participants;
+        } catch (ExecutionException e) {
+            throw Waits.rethrow(e.getCause());
+        }
+    }
+
+    /** @return this participant's id */
+    public String participantId() {
+        return participantId;
+    }
+
+    /** @return the election's directory, as given */
+    public String path() {
+        return path;
+    }
+
+    /**
+     * Leaves the election: a leader is told {@code revoked(epoch, CLOSED)} first, then its node is
+     * deleted (in the background if the ensemble cannot be reached now; the node goes with the
+     * session in any case). Idempotent; returns within about a second; never throws.
+     */
+    @Override
+    public void close() {
+        Grant held;
+        Acquisition waiting;
+        boolean wasLeading;
+        synchronized (this) {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            wasLeading = phase == Phase.LEADING;
+            phase = Phase.CLOSED;
+            held = grant;
+            grant = null;
+            waiting = acquisition;
+            acquisition = null;
+            cancelLossHook.run();
+            notifyAll();
+        }
+        client.removeConnectionListener(connection);
+        if (waiting != null) {
+            waiting.abandon();
+        }
+        CompletableFuture<Void> told = new CompletableFuture<>();
+        if (wasLeading) {
+            tellRevoked(held.czxid(), RevokeReason.CLOSED);
+        }
+        events.execute(() -> told.complete(null));
+        boolean interrupted = false;
+        try {
+            told.get(CLOSE_LISTENER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("{}: listeners still busy with revoked(CLOSED); the node is deleted anyway", describe());
+        }
+        if (held != null && held.session().isAlive()) {
+            queue.deleteInBackground(held.session(), held.path());
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZkLeaderElection[" + path + ", " + participantId + ", " + phaseNow() + "]";
+    }
+
+    // ------------------------------------------------------------------ the state machine
+
+    /** Queues a node; its grant makes this participant lead. Caller holds the monitor. */
+    private void join() {
+        Acquisition a = queue.acquire(KIND, ElectionRule.INSTANCE, false, data);
+        acquisition = a;
+        a.result().whenComplete((g, failure) -> joined(a, g, failure));
+    }
+
+    private synchronized void joined(Acquisition a, Grant g, Throwable failure) {
+        if (a != acquisition || phase == Phase.CLOSED) {
+            if (g != null) {
+                queue.deleteInBackground(g.session(), g.path()); // nobody takes part with it any more
+            }
+            return;
+        }
+        acquisition = null;
+        if (failure != null) {
+            if (!client.isClosed()) {
+                log.warn("{}: could not join; trying again in {} ms: {}", describe(), REJOIN_DELAY_MILLIS, failure.toString());
+                services.scheduler().schedule(this::rejoin, REJOIN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+            }
+            return;
+        }
+        if (g == null) {
+            return; // abandoned by close()
+        }
+        grant = g;
+        phase = connected() ? Phase.LEADING : Phase.STEPPED_DOWN;
+        // Registered after the phase is set: a session already ended runs the hook at once.
+        cancelLossHook = g.session().onEnd(() -> sessionEnded(g));
+        if (phase == Phase.LEADING && grant == g) {
+            log.info("{} leads with epoch 0x{}", describe(), Long.toHexString(g.czxid()));
+            tellElected(g.czxid());
+        }
+        notifyAll();
+    }
+
+    private synchronized void rejoin() {
+        if (phase == Phase.WAITING && acquisition == null && grant == null && !client.isClosed()) {
+            join();
+        }
+    }
+
+    /** Events thread of the client. */
+    private synchronized void connectionChanged(ConnectionState state) {
+        if (state == ConnectionState.SUSPENDED && phase == Phase.LEADING) {
+            phase = Phase.STEPPED_DOWN;
+            log.warn("{} steps down: the connection is suspended", describe());
+            tellRevoked(grant.czxid(), RevokeReason.SUSPENDED);
+        } else if (state == ConnectionState.RECONNECTED && phase == Phase.STEPPED_DOWN && grant != null
+                && grant.session().isAlive()) {
+            phase = Phase.LEADING; // the same session: its node still leads
+            log.info("{} leads again with epoch 0x{}", describe(), Long.toHexString(grant.czxid()));
+            tellElected(grant.czxid());
+        }
+        notifyAll();
+    }
+
+    /** Session-end hook of a leadership: the node went with the session. */
+    private synchronized void sessionEnded(Grant g) {
+        if (g != grant) {
+            return;
+        }
+        if (phase == Phase.LEADING) {
+            tellRevoked(g.czxid(), RevokeReason.LOST);
+        }
+        grant = null;
+        if (phase != Phase.CLOSED) {
+            phase = Phase.WAITING;
+            log.warn("{}: session lost; joining again", describe());
+            if (!client.isClosed()) {
+                join(); // waits for the next session
+            }
+        }
+        notifyAll();
+    }
+
+    private void tellElected(long epoch) {
+        events.execute(() -> {
+            if (!toldElected) {
+                toldElected = true;
+                for (LeadershipListener l : listeners) {
+                    call(l, x -> x.elected(epoch));
+                }
+            }
+        });
+    }
+
+    private void tellRevoked(long epoch, RevokeReason reason) {
+        events.execute(() -> {
+            if (toldElected) {
+                toldElected = false;
+                for (LeadershipListener l : listeners) {
+                    call(l, x -> x.revoked(epoch, reason));
+                }
+            }
+        });
+    }
+
+    private void call(LeadershipListener listener, java.util.function.Consumer<LeadershipListener> event) {
+        try {
+            event.accept(listener);
+        } catch (Throwable t) {
+            log.error("{}: leadership listener {} failed", describe(), listener, t);
+        }
+    }
+
+    private synchronized long currentEpochOrZero() {
+        return grant == null ? 0 : grant.czxid();
+    }
+
+    private synchronized Phase phaseNow() {
+        return phase;
+    }
+
+    private boolean connected() {
+        ConnectionState s = client.state();
+        return s != null && s.isConnected();
+    }
+
+    private String describe() {
+        return "participant " + participantId + " of election " + path;
+    }
+}
