@@ -1,6 +1,9 @@
 package io.zkcoord;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 
 /**
  * A granted hold that belongs to an object, not to a thread: what {@code acquire()}, {@code
@@ -42,6 +45,30 @@ public interface ZkLease extends AutoCloseable {
      *     throw does not reach the library.
      */
     CompletableFuture<Void> whenLost();
+
+    /**
+     * Applies {@code ops} only if this lease still holds, checked by the server: the operations go
+     * in one {@code multi} behind a {@code check} that the lease's node exists, on the lease's own
+     * session. If the session expired (a GC pause, a partition), the node is gone and nothing is
+     * applied, whatever this process believes. Blocks until the ensemble answers (not interruptible;
+     * an interrupt stays set).
+     *
+     * <pre>{@code
+     * lease.commitIfHeld(List.of(Op.setData("/stock", newLevel, expectedVersion)));
+     * }</pre>
+     *
+     * @param ops the operations ({@code create}, {@code delete}, {@code setData}, {@code check}); none
+     *     is a server-side check of the hold
+     * @return the results of {@code ops}, in order (not the check's)
+     * @throws LockLostException if the lease's node is gone, or the lease was released or known lost;
+     *     nothing applied
+     * @throws CoordinationException whose cause is the {@link org.apache.zookeeper.KeeperException}
+     *     (with its per-operation results) if one of {@code ops} failed; nothing applied
+     * @throws CommitOutcomeUnknownException if the connection dropped before the reply: the write
+     *     may or may not have been applied; it is not retried
+     * @throws IllegalArgumentException if {@code ops} or one of its operations is null
+     */
+    List<OpResult> commitIfHeld(Iterable<Op> ops);
 
     /**
      * Releases the lease: deletes its node. Idempotent, from any thread; throws nothing checked.

@@ -83,6 +83,11 @@ abstract class EngineLock implements ZkLock {
     }
 
     @Override
+    public java.util.List<org.apache.zookeeper.OpResult> commitIfHeld(Iterable<org.apache.zookeeper.Op> ops) {
+        return engine.commitIfHeld(ops);
+    }
+
+    @Override
     public void unlock() {
         engine.release();
     }

@@ -257,6 +257,19 @@ final class LockEngine implements QueueLease.Host {
         }
     }
 
+    /** The current thread's hold, checked by the server, guards {@code ops}. */
+    java.util.List<org.apache.zookeeper.OpResult> commitIfHeld(Iterable<org.apache.zookeeper.Op> ops) {
+        Hold hold = holds.get(Thread.currentThread());
+        if (hold == null) {
+            throw new IllegalMonitorStateException(Thread.currentThread().getName() + " does not hold " + describe());
+        }
+        if (hold.isLost()) {
+            throw new io.zkcoord.LockLostException("the hold of " + describe() + " with " + hold.nodePath
+                    + " was lost with its session; nothing applied");
+        }
+        return io.zkcoord.queue.GuardedCommit.commit(hold.session, List.of(hold.nodePath), ops);
+    }
+
     boolean isHeldByCurrentThread() {
         return isHeldBy(Thread.currentThread());
     }

@@ -2,9 +2,12 @@ package io.zkcoord.lock;
 
 import io.zkcoord.ZkLease;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 
 /**
  * A lock shared by every process that uses the same ZooKeeper ensemble and lock path: {@link
@@ -97,6 +100,22 @@ public interface ZkLock extends Lock {
      * @return the future lease
      */
     CompletableFuture<ZkLease> acquireAsync();
+
+    /**
+     * Applies {@code ops} only if the current thread's hold still holds, checked by the server (see
+     * {@link ZkLease#commitIfHeld}): one {@code multi} behind a {@code check} of the hold's node, on
+     * the hold's own session.
+     *
+     * @return the results of {@code ops}, in order
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     * @throws io.zkcoord.LockLostException if the hold's node is gone or the hold is known lost;
+     *     nothing applied
+     * @throws io.zkcoord.CoordinationException if one of {@code ops} failed (cause: the
+     *     {@link org.apache.zookeeper.KeeperException} with its per-operation results); nothing applied
+     * @throws io.zkcoord.CommitOutcomeUnknownException if the connection dropped before the reply
+     * @throws IllegalArgumentException if {@code ops} or one of its operations is null
+     */
+    List<OpResult> commitIfHeld(Iterable<Op> ops);
 
     /** @return true if the current thread holds this lock and the hold has not been lost */
     boolean isHeldByCurrentThread();

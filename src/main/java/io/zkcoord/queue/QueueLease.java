@@ -86,6 +86,16 @@ public final class QueueLease implements ZkLease {
     }
 
     @Override
+    public java.util.List<org.apache.zookeeper.OpResult> commitIfHeld(Iterable<org.apache.zookeeper.Op> ops) {
+        State now = state.get();
+        if (now != State.VALID) {
+            throw new io.zkcoord.LockLostException("the lease of " + engine.describe() + " with " + grant.path() + " was "
+                    + (now == State.RELEASED ? "released" : "lost") + "; nothing applied");
+        }
+        return GuardedCommit.commit(grant.session(), java.util.List.of(grant.path()), ops);
+    }
+
+    @Override
     public void release() {
         CompletableFuture<Void> deleted = releaseInBackground();
         boolean interrupted = Thread.interrupted();

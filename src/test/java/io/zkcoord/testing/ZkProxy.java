@@ -76,6 +76,8 @@ public final class ZkProxy implements AutoCloseable {
     private final Thread acceptor;
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicReference<CompletableFuture<Void>> armedCut = new AtomicReference<>();
+    /** Whether the armed cut waits for any multi request (a guarded write) rather than a create. */
+    private volatile boolean cutOnMulti;
 
     private final Object lock = new Object();
     private final Set<Link> links = new HashSet<>(); // guarded by lock
@@ -178,6 +180,19 @@ public final class ZkProxy implements AutoCloseable {
      *         proxy is closed first
      */
     public CompletableFuture<Void> cutAfterNextCreate() {
+        return armCut(false);
+    }
+
+    /**
+     * As {@link #cutAfterNextCreate()}, for the next {@code multi} request of any kind (a guarded
+     * write: a check followed by the caller's operations): it reaches the server, then the
+     * connection is cut before the reply, so the client cannot know whether it was applied.
+     */
+    public CompletableFuture<Void> cutAfterNextMulti() {
+        return armCut(true);
+    }
+
+    private CompletableFuture<Void> armCut(boolean onMulti) {
         CompletableFuture<Void> fresh = new CompletableFuture<>();
         while (true) {
             CompletableFuture<Void> current = armedCut.get();
@@ -188,6 +203,7 @@ public final class ZkProxy implements AutoCloseable {
                 throw new IllegalStateException("proxy closed");
             }
             if (armedCut.compareAndSet(null, fresh)) {
+                cutOnMulti = onMulti;
                 LOG.debug("proxy {} armed cut after next create", port());
                 return fresh;
             }
@@ -279,6 +295,11 @@ public final class ZkProxy implements AutoCloseable {
 
     private static boolean isCreateOp(int type) {
         return type == OP_CREATE || type == OP_CREATE2 || type == OP_CREATE_CONTAINER || type == OP_CREATE_TTL;
+    }
+
+    /** Whether a whole client frame (not the first of its connection) is a multi request. */
+    static boolean isMultiRequest(FrameScanner frame) {
+        return frame.headLength() >= 8 && frame.headInt(4) == OP_MULTI;
     }
 
     /** Whether a whole client frame (not the first of its connection) is a create request. */
@@ -550,7 +571,7 @@ public final class ZkProxy implements AutoCloseable {
                     int used = frames.next(buf, pos, n - pos);
                     pos += used;
                     if (frames.frameComplete() && frames.frameIndex() > 0 && armedCut.get() != null
-                            && isCreateRequest(frames)) {
+                            && (cutOnMulti ? isMultiRequest(frames) : isCreateRequest(frames))) {
                         CompletableFuture<Void> claimed = armedCut.getAndSet(null);
                         if (claimed != null) {
                             cutAfter(claimed, frames.headInt(0), frames.headInt(4), buf, pos);
