@@ -2,10 +2,13 @@ package io.zkcoord.examples;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -61,7 +64,7 @@ public final class Buyer {
         try {
             long token = mutex.fencingToken();
             timeline.say(name, "HOLDS the lock after waiting %d ms, fencing token 0x%x", from - asked, token);
-            outcome = buy(token);
+            outcome = buy(token, mutex);
         } finally {
             // Said before the release, so that it comes before the next holder's lines.
             timeline.say(name, "releases the lock");
@@ -74,13 +77,18 @@ public final class Buyer {
     /** The same steps with no lock: every buyer may read the same stock level. */
     private String buyWithoutLock() throws Exception {
         long from = timeline.now();
-        String outcome = buy(0);
+        String outcome = buy(0, null);
         long to = timeline.now();
         return outcome + " " + from + " " + to;
     }
 
-    /** Read, check, pause, decrement: safe only while the lock is held. */
-    private String buy(long token) throws Exception {
+    /**
+     * Read, check, pause, decrement: safe only while the lock is held. With the lock, the new stock
+     * level and the order are written together with {@code commitIfHeld}: one multi that the server
+     * applies only while this buyer's lock node still exists, so a buyer whose hold was lost (a long
+     * pause, a partition) cannot write at all.
+     */
+    private String buy(long token, ZkMutex held) throws Exception {
         int stock = readStock();
         if (stock <= 0) {
             timeline.say(name, "reads stock = %d: SOLD OUT, buys nothing", stock);
@@ -88,9 +96,17 @@ public final class Buyer {
         }
         timeline.say(name, "reads stock = %d, takes one, pays (%d ms)...", stock, workMillis);
         Thread.sleep(workMillis);
-        // A plain write, version -1: nothing but the lock stops two buyers from both writing.
-        Znodes.writeInt(client, InventoryDemo.STOCK, stock - 1);
-        placeOrder(token);
+        if (held == null) {
+            // A plain write, version -1: nothing stops two buyers from both writing.
+            Znodes.writeInt(client, InventoryDemo.STOCK, stock - 1);
+            placeOrder(token);
+        } else {
+            held.commitIfHeld(List.of(
+                    Op.setData(InventoryDemo.STOCK, Integer.toString(stock - 1).getBytes(StandardCharsets.UTF_8), -1),
+                    Op.create(InventoryDemo.ORDERS + "/" + name,
+                            String.format("token 0x%x", token).getBytes(StandardCharsets.UTF_8), client.acl(),
+                            CreateMode.PERSISTENT)));
+        }
         timeline.say(name, "BOUGHT one, writes stock = %d", stock - 1);
         return "bought";
     }
