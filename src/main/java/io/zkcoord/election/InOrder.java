@@ -15,6 +15,8 @@ final class InOrder implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(InOrder.class);
 
+    /** True on a thread while it runs this executor's tasks. */
+    private final ThreadLocal<Boolean> inside = ThreadLocal.withInitial(() -> false);
     private final Executor underlying;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean running;
@@ -35,7 +37,21 @@ final class InOrder implements Executor {
         underlying.execute(this::drain);
     }
 
+    /** @return true if the calling thread is running one of this executor's tasks (a listener) */
+    boolean calledFromTask() {
+        return inside.get();
+    }
+
     private void drain() {
+        inside.set(true);
+        try {
+            drainTasks();
+        } finally {
+            inside.set(false);
+        }
+    }
+
+    private void drainTasks() {
         for (;;) {
             Runnable next;
             synchronized (tasks) {

@@ -110,9 +110,12 @@ public final class ZkLeaderElection implements AutoCloseable {
     private Acquisition acquisition;
     private Grant grant;
     private Runnable cancelLossHook = () -> { };
+    /** The watch a leader keeps on its own node (see {@link #watchOwnNode}); null when none. */
+    private org.apache.zookeeper.Watcher ownNodeWatcher;
 
-    /** Whether the listeners were last told {@code elected}. Touched only by tasks run by {@link #events}. */
+    /** Whether the listeners were last told {@code elected}, and with which epoch. Touched only by tasks run by {@link #events}. */
     private boolean toldElected;
+    private long toldEpoch;
 
     /**
      * @param client the client whose session holds this participant's node
@@ -221,7 +224,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         events.execute(() -> {
             listeners.add(listener);
             if (toldElected) {
-                long epoch = currentEpochOrZero();
+                long epoch = toldEpoch; // what the others were told, so its next revoked matches
                 call(listener, l -> l.elected(epoch));
             }
         });
@@ -282,6 +285,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     @Override
     public void close() {
         Grant held;
+        org.apache.zookeeper.Watcher heldWatcher;
         Acquisition waiting;
         boolean wasLeading;
         synchronized (this) {
@@ -291,7 +295,9 @@ public final class ZkLeaderElection implements AutoCloseable {
             wasLeading = phase == Phase.LEADING;
             phase = Phase.CLOSED;
             held = grant;
+            heldWatcher = ownNodeWatcher;
             grant = null;
+            ownNodeWatcher = null;
             waiting = acquisition;
             acquisition = null;
             cancelLossHook.run();
@@ -301,20 +307,39 @@ public final class ZkLeaderElection implements AutoCloseable {
         if (waiting != null) {
             waiting.abandon();
         }
-        CompletableFuture<Void> told = new CompletableFuture<>();
-        if (wasLeading) {
-            tellRevoked(held.czxid(), RevokeReason.CLOSED);
-        }
-        events.execute(() -> told.complete(null));
         boolean interrupted = false;
-        try {
-            told.get(CLOSE_LISTENER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            interrupted = true;
-        } catch (ExecutionException | TimeoutException e) {
-            log.warn("{}: listeners still busy with revoked(CLOSED); the node is deleted anyway", describe());
+        if (events.calledFromTask()) {
+            // Called by a listener: the listeners are this very thread, so they hear revoked(CLOSED)
+            // now, in order, before the node goes (the other tasks wait for this one anyway).
+            if (wasLeading) {
+                revokedNow(held.czxid(), RevokeReason.CLOSED);
+            }
+        } else {
+            CompletableFuture<Void> told = new CompletableFuture<>();
+            if (wasLeading) {
+                tellRevoked(held.czxid(), RevokeReason.CLOSED);
+            }
+            events.execute(() -> told.complete(null));
+            try {
+                told.get(CLOSE_LISTENER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | TimeoutException e) {
+                log.warn("{}: listeners still busy with revoked(CLOSED); the node is deleted anyway", describe());
+            }
         }
         if (held != null && held.session().isAlive()) {
+            // Drop the watch on its own node first (sent before the delete, so the server removes it
+            // before the node goes): the leadership change then notifies the next leader only.
+            org.apache.zookeeper.Watcher own = heldWatcher;
+            if (own != null) {
+                try {
+                    held.session().zooKeeper().removeWatches(held.path(), own,
+                            org.apache.zookeeper.Watcher.WatcherType.Data, false, (rc, p, ctx) -> { }, null);
+                } catch (RuntimeException e) {
+                    log.debug("{}: its own watch was already gone: {}", describe(), e.toString());
+                }
+            }
             queue.deleteInBackground(held.session(), held.path());
         }
         if (interrupted) {
@@ -358,9 +383,56 @@ public final class ZkLeaderElection implements AutoCloseable {
         phase = connected() ? Phase.LEADING : Phase.STEPPED_DOWN;
         // Registered after the phase is set: a session already ended runs the hook at once.
         cancelLossHook = g.session().onEnd(() -> sessionEnded(g));
+        watchOwnNode(g);
         if (phase == Phase.LEADING && grant == g) {
             log.info("{} leads with epoch 0x{}", describe(), Long.toHexString(g.czxid()));
             tellElected(g.czxid());
+        }
+        notifyAll();
+    }
+
+    /**
+     * A leader watches its own node: if it is deleted from outside (by hand, or with the whole
+     * election directory) while the session lives, another participant leads from that moment, so
+     * this one must step down and join again. One request per leadership.
+     */
+    private void watchOwnNode(Grant g) {
+        org.apache.zookeeper.Watcher watcher = event -> {
+            if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDeleted) {
+                nodeDeleted(g);
+            }
+        };
+        ownNodeWatcher = watcher;
+        try {
+            g.session().zooKeeper().exists(g.path(), watcher, (rc, p, ctx, stat) -> {
+                if (org.apache.zookeeper.KeeperException.Code.get(rc) == org.apache.zookeeper.KeeperException.Code.OK
+                        && stat == null) {
+                    nodeDeleted(g);
+                } else if (org.apache.zookeeper.KeeperException.Code.get(rc)
+                        == org.apache.zookeeper.KeeperException.Code.NONODE) {
+                    nodeDeleted(g);
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            log.warn("{}: cannot watch its own node {}: {}", describe(), g.path(), e.toString());
+        }
+    }
+
+    /** Its node was deleted while its session lives: not the leader any more; join again. */
+    private synchronized void nodeDeleted(Grant g) {
+        if (g != grant || phase == Phase.CLOSED) {
+            return;
+        }
+        log.warn("{}: its node {} was deleted from outside; stepping down and joining again", describe(), g.path());
+        if (phase == Phase.LEADING) {
+            tellRevoked(g.czxid(), RevokeReason.LOST);
+        }
+        cancelLossHook.run();
+        grant = null;
+        ownNodeWatcher = null;
+        phase = Phase.WAITING;
+        if (!client.isClosed()) {
+            join();
         }
         notifyAll();
     }
@@ -395,6 +467,7 @@ public final class ZkLeaderElection implements AutoCloseable {
             tellRevoked(g.czxid(), RevokeReason.LOST);
         }
         grant = null;
+        ownNodeWatcher = null;
         if (phase != Phase.CLOSED) {
             phase = Phase.WAITING;
             log.warn("{}: session lost; joining again", describe());
@@ -409,6 +482,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         events.execute(() -> {
             if (!toldElected) {
                 toldElected = true;
+                toldEpoch = epoch;
                 for (LeadershipListener l : listeners) {
                     call(l, x -> x.elected(epoch));
                 }
@@ -417,14 +491,17 @@ public final class ZkLeaderElection implements AutoCloseable {
     }
 
     private void tellRevoked(long epoch, RevokeReason reason) {
-        events.execute(() -> {
-            if (toldElected) {
-                toldElected = false;
-                for (LeadershipListener l : listeners) {
-                    call(l, x -> x.revoked(epoch, reason));
-                }
+        events.execute(() -> revokedNow(epoch, reason));
+    }
+
+    /** Only on {@link #events}' thread. */
+    private void revokedNow(long epoch, RevokeReason reason) {
+        if (toldElected) {
+            toldElected = false;
+            for (LeadershipListener l : listeners) {
+                call(l, x -> x.revoked(epoch, reason));
             }
-        });
+        }
     }
 
     private void call(LeadershipListener listener, java.util.function.Consumer<LeadershipListener> event) {
@@ -433,10 +510,6 @@ public final class ZkLeaderElection implements AutoCloseable {
         } catch (Throwable t) {
             log.error("{}: leadership listener {} failed", describe(), listener, t);
         }
-    }
-
-    private synchronized long currentEpochOrZero() {
-        return grant == null ? 0 : grant.czxid();
     }
 
     private synchronized Phase phaseNow() {

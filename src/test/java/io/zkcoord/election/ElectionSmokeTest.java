@@ -71,6 +71,83 @@ class ElectionSmokeTest {
         }
     }
 
+    /** A leader whose node is deleted from outside steps down (revoked LOST) and joins again: never two leaders. */
+    @Test
+    void aLeaderWhoseNodeIsDeletedFromOutsideStepsDown() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             ZkClient a = ZkClient.builder().connectString(server.getConnectString()).build();
+             ZkClient b = ZkClient.builder().connectString(server.getConnectString()).build();
+             ZkLeaderElection ea = new ZkLeaderElection(a, "/smoke/deleted", "a");
+             ZkLeaderElection eb = new ZkLeaderElection(b, "/smoke/deleted", "b")) {
+            List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+            ea.addListener(new LeadershipListener() {
+                @Override
+                public void elected(long epoch) {
+                    heard.add("elected");
+                }
+
+                @Override
+                public void revoked(long epoch, RevokeReason reason) {
+                    heard.add("revoked " + reason);
+                }
+            });
+            ea.start();
+            assertTrue(ea.awaitLeadership(Duration.ofSeconds(10)));
+            eb.start();
+            Await.until("b queued", Duration.ofSeconds(10), () -> participants(ea) == 2);
+            String leaderNode = "/smoke/deleted/" + b.zooKeeper().getChildren("/smoke/deleted", false).stream()
+                    .sorted(java.util.Comparator.comparing(n -> n.substring(n.lastIndexOf('-') + 1))).findFirst().orElseThrow();
+            b.zooKeeper().delete(leaderNode, -1);
+            assertTrue(eb.awaitLeadership(Duration.ofSeconds(10)));
+            Await.until("a stepped down", Duration.ofSeconds(10), () -> !ea.isLeader());
+            Await.until("a heard it", Duration.ofSeconds(10), () -> heard.equals(List.of("elected", "revoked LOST")));
+            Await.until("a joined again, behind b", Duration.ofSeconds(10),
+                    () -> ids(eb).equals(List.of("b", "a")));
+        }
+    }
+
+    /** close() called by a listener on elected: it returns at once, and the listener hears revoked(CLOSED). */
+    @Test
+    void closeFromAListener() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             ZkClient a = ZkClient.builder().connectString(server.getConnectString()).build()) {
+            ZkLeaderElection ea = new ZkLeaderElection(a, "/smoke/close-in-listener", "a");
+            List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
+            ea.addListener(new LeadershipListener() {
+                @Override
+                public void elected(long epoch) {
+                    heard.add("elected");
+                    long start = System.nanoTime();
+                    ea.close();
+                    heard.add("closed in " + (System.nanoTime() - start < 200_000_000L ? "time" : "too long"));
+                }
+
+                @Override
+                public void revoked(long epoch, RevokeReason reason) {
+                    heard.add("revoked " + reason);
+                }
+            });
+            ea.start();
+            Await.until("elected, revoked(CLOSED), closed", Duration.ofSeconds(10),
+                    () -> heard.equals(List.of("elected", "revoked CLOSED", "closed in time")));
+            Await.until("no node left", Duration.ofSeconds(10), () -> {
+                try {
+                    return a.zooKeeper().getChildren("/smoke/close-in-listener", false).isEmpty();
+                } catch (Exception e) {
+                    return true;
+                }
+            });
+        }
+    }
+
+    private static List<String> ids(ZkLeaderElection e) {
+        try {
+            return e.participants().stream().map(Participant::id).toList();
+        } catch (Exception ex) {
+            return List.of();
+        }
+    }
+
     private static int participants(ZkLeaderElection e) {
         try {
             return e.participants().size();

@@ -159,7 +159,9 @@ public final class ElectionDemo {
                 Worker victim = workers.get(killed.who);
                 timeline.say("demo", "KILLING the leader %s (pid %d) with kill -9: no close(), no shutdown hook; its"
                         + " node goes when its session (%d ms) expires", killed.who, victim.process.pid(), sessionMillis);
-                victim.process.destroyForcibly();
+                // Through the process handle: Process.destroyForcibly() would also close our end of its
+                // stdout, racing with the relay thread that reads it.
+                victim.process.toHandle().destroyForcibly();
                 if (!victim.process.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
                     throw new IllegalStateException(killed.who + " did not die");
                 }
@@ -292,10 +294,11 @@ public final class ElectionDemo {
                 continue;
             }
             timeline.say("demo", "stopping %s (SIGTERM: it closes its election)", w.name);
-            w.process.destroy();
+            w.process.toHandle().destroy(); // SIGTERM, and its last lines still reach the relay
             if (!w.process.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
                 violations.add(w.name + " did not stop within " + STOP_SECONDS + " s");
-                w.process.destroyForcibly();
+                w.process.toHandle().destroyForcibly();
+                w.process.waitFor(STOP_SECONDS, TimeUnit.SECONDS);
             }
         }
         for (Worker w : workers.values()) {
