@@ -53,6 +53,12 @@ public interface ZkLease extends AutoCloseable {
      * applied, whatever this process believes. Blocks until the ensemble answers (not interruptible;
      * an interrupt stays set).
      *
+     * <p>A holder resumed after a pause longer than its session timeout usually gets {@link
+     * CommitOutcomeUnknownException}, not {@link LockLostException}: its client drops the stale
+     * connection with the write still queued. The write was not applied (the session had expired),
+     * but the client cannot know; re-read before deciding ({@code PausedHolderFaultTest}: 120 of 120
+     * such writes refused, each reported as outcome unknown).
+     *
      * <pre>{@code
      * lease.commitIfHeld(List.of(Op.setData("/stock", newLevel, expectedVersion)));
      * }</pre>

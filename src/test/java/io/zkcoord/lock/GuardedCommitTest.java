@@ -98,6 +98,18 @@ class GuardedCommitTest {
         assertEquals("2", read());
     }
 
+    /** The session lives but the hold's node was deleted from outside: the server's check refuses, LockLostException, nothing applied. */
+    @Test
+    void nodeGoneWhileTheSessionLives() throws Exception {
+        try (ZkLease lease = new ZkMutex(client, "/guarded/lock").acquire()) {
+            observer.zooKeeper().delete(lease.nodePath(), -1);
+            LockLostException e = assertThrows(LockLostException.class,
+                    () -> lease.commitIfHeld(List.of(Op.setData(DATA, bytes("8"), -1))));
+            assertInstanceOf(KeeperException.NoNodeException.class, e.getCause());
+        }
+        assertEquals("2", read());
+    }
+
     /** One of the caller's operations fails (bad version): CoordinationException with the KeeperException and its per-op results; nothing applied. */
     @Test
     void failingOperationAppliesNothing() throws Exception {
