@@ -286,6 +286,15 @@ final class SessionLifecycle {
 
     private void presumeLossIfSilent() {
         Handle h = current;
+        if (h != null && h.session != null && !h.lost && state != null && state.isConnected() && !closed.get()
+                && !h.zooKeeper.getState().isConnected() && h.zooKeeper.getState().isAlive()) {
+            // The handle is reconnecting but its Disconnected event never came (ZooKeeper's client
+            // can swallow it): report the outage from the handle's own state.
+            disconnectedAt = settings.clock().nanoTime();
+            log.warn("{}: the handle is {} without a Disconnected event; SUSPENDED", name, h.zooKeeper.getState());
+            transition(ConnectionState.SUSPENDED);
+            return;
+        }
         if (state != ConnectionState.SUSPENDED || h == null || h.session == null || closed.get()) {
             return;
         }

@@ -4,10 +4,7 @@ package io.zkcoord.election;
 public enum RevokeReason {
     /** The client lost its connection: the session may be gone, so the leader steps down at once. */
     SUSPENDED,
-    /**
-     * The session ended (expired, or presumed expired during a partition), or the leader's node was
-     * deleted from outside: another may lead.
-     */
+    /** The session ended (expired, or presumed expired during a partition): another may lead. */
     LOST,
     /** {@link ZkLeaderElection#close()} was called. */
     CLOSED

@@ -67,6 +67,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #participants()} and {@link #leader()} read ZooKeeper in two round trips whatever
  *       the number of participants.
  *   <li>A create whose reply was lost is found again by its attempt id: no ghost participant.
+ *   <li><b>Do not delete election nodes by hand.</b> A leader does not watch its own node (that
+ *       would cost every leadership change a second notification): if its node is deleted from
+ *       outside while its session lives, the next participant leads while this one still believes
+ *       it does, until its session ends. The epochs still fence the old leader's writes.
  *   <li>{@link #close()} is idempotent, returns within about a second whatever the network does,
  *       and deletes this participant's node (in the background until the connection returns, or
  *       with the session).
@@ -110,8 +114,6 @@ public final class ZkLeaderElection implements AutoCloseable {
     private Acquisition acquisition;
     private Grant grant;
     private Runnable cancelLossHook = () -> { };
-    /** The watch a leader keeps on its own node (see {@link #watchOwnNode}); null when none. */
-    private org.apache.zookeeper.Watcher ownNodeWatcher;
 
     /** Whether the listeners were last told {@code elected}, and with which epoch. Touched only by tasks run by {@link #events}. */
     private boolean toldElected;
@@ -285,7 +287,6 @@ public final class ZkLeaderElection implements AutoCloseable {
     @Override
     public void close() {
         Grant held;
-        org.apache.zookeeper.Watcher heldWatcher;
         Acquisition waiting;
         boolean wasLeading;
         synchronized (this) {
@@ -295,9 +296,7 @@ public final class ZkLeaderElection implements AutoCloseable {
             wasLeading = phase == Phase.LEADING;
             phase = Phase.CLOSED;
             held = grant;
-            heldWatcher = ownNodeWatcher;
             grant = null;
-            ownNodeWatcher = null;
             waiting = acquisition;
             acquisition = null;
             cancelLossHook.run();
@@ -329,17 +328,6 @@ public final class ZkLeaderElection implements AutoCloseable {
             }
         }
         if (held != null && held.session().isAlive()) {
-            // Drop the watch on its own node first (sent before the delete, so the server removes it
-            // before the node goes): the leadership change then notifies the next leader only.
-            org.apache.zookeeper.Watcher own = heldWatcher;
-            if (own != null) {
-                try {
-                    held.session().zooKeeper().removeWatches(held.path(), own,
-                            org.apache.zookeeper.Watcher.WatcherType.Data, false, (rc, p, ctx) -> { }, null);
-                } catch (RuntimeException e) {
-                    log.debug("{}: its own watch was already gone: {}", describe(), e.toString());
-                }
-            }
             queue.deleteInBackground(held.session(), held.path());
         }
         if (interrupted) {
@@ -383,56 +371,9 @@ public final class ZkLeaderElection implements AutoCloseable {
         phase = connected() ? Phase.LEADING : Phase.STEPPED_DOWN;
         // Registered after the phase is set: a session already ended runs the hook at once.
         cancelLossHook = g.session().onEnd(() -> sessionEnded(g));
-        watchOwnNode(g);
         if (phase == Phase.LEADING && grant == g) {
             log.info("{} leads with epoch 0x{}", describe(), Long.toHexString(g.czxid()));
             tellElected(g.czxid());
-        }
-        notifyAll();
-    }
-
-    /**
-     * A leader watches its own node: if it is deleted from outside (by hand, or with the whole
-     * election directory) while the session lives, another participant leads from that moment, so
-     * this one must step down and join again. One request per leadership.
-     */
-    private void watchOwnNode(Grant g) {
-        org.apache.zookeeper.Watcher watcher = event -> {
-            if (event.getType() == org.apache.zookeeper.Watcher.Event.EventType.NodeDeleted) {
-                nodeDeleted(g);
-            }
-        };
-        ownNodeWatcher = watcher;
-        try {
-            g.session().zooKeeper().exists(g.path(), watcher, (rc, p, ctx, stat) -> {
-                if (org.apache.zookeeper.KeeperException.Code.get(rc) == org.apache.zookeeper.KeeperException.Code.OK
-                        && stat == null) {
-                    nodeDeleted(g);
-                } else if (org.apache.zookeeper.KeeperException.Code.get(rc)
-                        == org.apache.zookeeper.KeeperException.Code.NONODE) {
-                    nodeDeleted(g);
-                }
-            }, null);
-        } catch (RuntimeException e) {
-            log.warn("{}: cannot watch its own node {}: {}", describe(), g.path(), e.toString());
-        }
-    }
-
-    /** Its node was deleted while its session lives: not the leader any more; join again. */
-    private synchronized void nodeDeleted(Grant g) {
-        if (g != grant || phase == Phase.CLOSED) {
-            return;
-        }
-        log.warn("{}: its node {} was deleted from outside; stepping down and joining again", describe(), g.path());
-        if (phase == Phase.LEADING) {
-            tellRevoked(g.czxid(), RevokeReason.LOST);
-        }
-        cancelLossHook.run();
-        grant = null;
-        ownNodeWatcher = null;
-        phase = Phase.WAITING;
-        if (!client.isClosed()) {
-            join();
         }
         notifyAll();
     }
@@ -467,7 +408,6 @@ public final class ZkLeaderElection implements AutoCloseable {
             tellRevoked(g.czxid(), RevokeReason.LOST);
         }
         grant = null;
-        ownNodeWatcher = null;
         if (phase != Phase.CLOSED) {
             phase = Phase.WAITING;
             log.warn("{}: session lost; joining again", describe());

@@ -591,26 +591,15 @@ public final class Acquisition {
     }
 
     /**
-     * Forgets the watch of an acquisition that no longer waits, on the scheduler (never on the
-     * caller's thread), so its watcher is not kept by the client. The server keeps its side until
-     * the node goes (ZooKeeper removes a server watch only with every watcher of the path).
+     * Forgets the watch of an acquisition that no longer waits. Nothing is sent: the watcher stays
+     * registered in the client until its node changes, then fires once and is ignored (its step is
+     * stale). A {@code removeWatches} would save that one event, but one still pending when the
+     * connection drops makes ZooKeeper 3.9's client swallow its Disconnected event, hiding the
+     * outage from the session's state machine (found by ZkLeaderElectionTest).
      */
     private void dropWatch() {
-        String path = watchedPath;
-        Watcher w = watcher;
-        ZkSession in = session;
         watchedPath = null;
         watcher = null;
-        if (path == null || in == null || !in.isAlive()) {
-            return;
-        }
-        queue.schedule(() -> {
-            try {
-                in.zooKeeper().removeWatches(path, w, Watcher.WatcherType.Data, true, (rc, p, ctx) -> { }, null);
-            } catch (RuntimeException e) {
-                log.debug("could not drop the watch on {}: {}", path, e.toString());
-            }
-        }, 0);
     }
 
     // ------------------------------------------------------------------ 6. grant, and the ends

@@ -90,7 +90,9 @@ public final class Requests {
         CompletableFuture<List<org.apache.zookeeper.OpResult>> done = new CompletableFuture<>();
         AsyncCallback.MultiCallback callback = (rc, p, ctx, results) -> {
             Code code = Code.get(rc);
-            if (code == Code.OK) {
+            // A multi of reads reports its first per-operation error (a node gone: NONODE) as its
+            // code, yet answers every read: the caller reads the ErrorResults.
+            if (code == Code.OK || (results != null && results.size() == ops.size() && code == Code.NONODE)) {
                 done.complete(results);
             } else {
                 done.completeExceptionally(KeeperException.create(code, p));

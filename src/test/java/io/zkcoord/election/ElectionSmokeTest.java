@@ -71,41 +71,6 @@ class ElectionSmokeTest {
         }
     }
 
-    /** A leader whose node is deleted from outside steps down (revoked LOST) and joins again: never two leaders. */
-    @Test
-    void aLeaderWhoseNodeIsDeletedFromOutsideStepsDown() throws Exception {
-        try (TestingServer server = new TestingServer(true);
-             ZkClient a = ZkClient.builder().connectString(server.getConnectString()).build();
-             ZkClient b = ZkClient.builder().connectString(server.getConnectString()).build();
-             ZkLeaderElection ea = new ZkLeaderElection(a, "/smoke/deleted", "a");
-             ZkLeaderElection eb = new ZkLeaderElection(b, "/smoke/deleted", "b")) {
-            List<String> heard = java.util.Collections.synchronizedList(new ArrayList<>());
-            ea.addListener(new LeadershipListener() {
-                @Override
-                public void elected(long epoch) {
-                    heard.add("elected");
-                }
-
-                @Override
-                public void revoked(long epoch, RevokeReason reason) {
-                    heard.add("revoked " + reason);
-                }
-            });
-            ea.start();
-            assertTrue(ea.awaitLeadership(Duration.ofSeconds(10)));
-            eb.start();
-            Await.until("b queued", Duration.ofSeconds(10), () -> participants(ea) == 2);
-            String leaderNode = "/smoke/deleted/" + b.zooKeeper().getChildren("/smoke/deleted", false).stream()
-                    .sorted(java.util.Comparator.comparing(n -> n.substring(n.lastIndexOf('-') + 1))).findFirst().orElseThrow();
-            b.zooKeeper().delete(leaderNode, -1);
-            assertTrue(eb.awaitLeadership(Duration.ofSeconds(10)));
-            Await.until("a stepped down", Duration.ofSeconds(10), () -> !ea.isLeader());
-            Await.until("a heard it", Duration.ofSeconds(10), () -> heard.equals(List.of("elected", "revoked LOST")));
-            Await.until("a joined again, behind b", Duration.ofSeconds(10),
-                    () -> ids(eb).equals(List.of("b", "a")));
-        }
-    }
-
     /** close() called by a listener on elected: it returns at once, and the listener hears revoked(CLOSED). */
     @Test
     void closeFromAListener() throws Exception {
