@@ -17,7 +17,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -300,44 +299,15 @@ final class SemaphoreBench {
     }
 
     private static List<String> children(ZooKeeper zk, String dir) {
-        try {
-            return zk.getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return SessionPool.children(zk, dir);
     }
 
     private List<ZkClient> openPool(int size) throws Exception {
-        ExecutorService ex = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<ZkClient>> futures = new ArrayList<>();
-            for (int i = 0; i < size; i++) {
-                // 40 s, the most this server allows (20 ticks of 2 s): pings only after 10 s idle.
-                futures.add(ex.submit(() -> ZkClient.builder().connectString(connect)
-                        .sessionTimeout(Duration.ofSeconds(40)).build()));
-            }
-            List<ZkClient> clients = new ArrayList<>();
-            for (Future<ZkClient> f : futures) {
-                clients.add(f.get());
-            }
-            return clients;
-        } finally {
-            ex.shutdown();
-        }
+        return SessionPool.open(connect, size);
     }
 
     private void closePool() throws InterruptedException {
-        ExecutorService ex = Executors.newFixedThreadPool(8);
-        for (ZkClient c : pool) {
-            ex.execute(c::close);
-        }
-        ex.shutdown();
-        ex.awaitTermination(60, TimeUnit.SECONDS);
+        SessionPool.close(pool);
     }
 
     /**
