@@ -420,7 +420,9 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     private void tellElected(long epoch) {
         events.execute(() -> {
-            if (!toldElected) {
+            // Only if it still leads with that epoch when its turn comes: a close() (or a step-down)
+            // handled in between, say by a listener, must not be followed by a late elected.
+            if (!toldElected && leadsWith(epoch)) {
                 toldElected = true;
                 toldEpoch = epoch;
                 for (LeadershipListener l : listeners) {
@@ -450,6 +452,10 @@ public final class ZkLeaderElection implements AutoCloseable {
         } catch (Throwable t) {
             log.error("{}: leadership listener {} failed", describe(), listener, t);
         }
+    }
+
+    private synchronized boolean leadsWith(long epoch) {
+        return phase == Phase.LEADING && grant != null && grant.czxid() == epoch;
     }
 
     private synchronized Phase phaseNow() {

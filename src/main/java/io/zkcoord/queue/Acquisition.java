@@ -112,7 +112,7 @@ public final class Acquisition {
     private boolean createInFlight;
     /** The node watched now, and our watcher on it; null when not watching. */
     private String watchedPath;
-    private Watcher watcher;
+    private StepWatcher watcher;
     /** Our node, once known. */
     private String ownPath;
     private QueueNode own;
@@ -516,10 +516,11 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 5. watch
 
     private void watch(Turn.Watch watch) {
+        dropWatch();
         state = State.WATCHING;
         int s = ++step;
         String watched = dir + "/" + watch.node().name();
-        Watcher watcher = event -> watchFired(s, event, watch.heldWhenGone());
+        StepWatcher watcher = new StepWatcher(this, s, watch.heldWhenGone(), false);
         this.watchedPath = watched;
         this.watcher = watcher;
         try {
@@ -573,9 +574,11 @@ public final class Acquisition {
      * it. Costs one request beyond the read that led here, only for the waiter the rule gives it to.
      */
     private void watchQueue() {
+        dropWatch();
         state = State.READING;
         int s = ++step;
-        Watcher watcher = event -> queueChanged(s, event);
+        StepWatcher watcher = new StepWatcher(this, s, false, true);
+        this.watcher = watcher;
         try {
             readChildren(session, watcher, s, true);
         } catch (RuntimeException e) {
@@ -598,8 +601,48 @@ public final class Acquisition {
      * outage from the session's state machine (found by ZkLeaderElectionTest).
      */
     private void dropWatch() {
+        if (watcher != null) {
+            watcher.forget(); // the client keeps the small watcher object, not this acquisition
+        }
         watchedPath = null;
         watcher = null;
+    }
+
+    /**
+     * A watch of one step. It holds the acquisition only until the acquisition stops waiting for
+     * it ({@link #forget()}): the client keeps a forgotten watcher until its node changes, and it
+     * must not keep the acquisition alive meanwhile (a loop of short {@code tryLock}s against a lock
+     * held for hours would otherwise pile them up).
+     */
+    private static final class StepWatcher implements Watcher {
+        private volatile Acquisition acquisition;
+        private final int step;
+        private final boolean heldWhenGone;
+        private final boolean queue;
+
+        StepWatcher(Acquisition acquisition, int step, boolean heldWhenGone, boolean queue) {
+            this.acquisition = acquisition;
+            this.step = step;
+            this.heldWhenGone = heldWhenGone;
+            this.queue = queue;
+        }
+
+        void forget() {
+            acquisition = null;
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            Acquisition a = acquisition;
+            if (a == null) {
+                return;
+            }
+            if (queue) {
+                a.queueChanged(step, event);
+            } else {
+                a.watchFired(step, event, heldWhenGone);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ 6. grant, and the ends

@@ -125,7 +125,11 @@ public final class Leases {
         }
         acquisition.result().whenComplete((grant, failure) -> host.queue().services().userCallbacks().execute(() -> {
             if (failure != null) {
-                user.completeExceptionally(Waits.rethrow(failure));
+                // Told once its node (if any) is gone, or after a second: the failure is final either way.
+                RuntimeException cause = Waits.rethrow(failure);
+                acquisition.cleanedUp().copy().completeOnTimeout(null, 1, java.util.concurrent.TimeUnit.SECONDS)
+                        .whenComplete((v, e) -> host.queue().services().userCallbacks()
+                                .execute(() -> user.completeExceptionally(cause)));
             } else if (grant != null) {
                 QueueLease lease = new QueueLease(host, grant);
                 if (!lease.grant()) {

@@ -112,6 +112,9 @@ public final class Waits {
                 } catch (TimeoutException e) {
                     // loop: the deadline branch abandons
                 } catch (ExecutionException e) {
+                    // Failed (say, a permit count that differs): its node, if any, is being deleted;
+                    // when the ensemble answers it is gone on return, as after a timeout.
+                    settle(acquisition, System.nanoTime() + CLEAN_UP_WAIT_NANOS);
                     throw rethrow(e.getCause());
                 }
             }
