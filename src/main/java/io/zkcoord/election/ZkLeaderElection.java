@@ -115,6 +115,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private Grant grant;
     private Runnable cancelLossHook = () -> { };
 
+    /** Set by a {@link #close()} called from a listener (see {@link #tellElected}). */
+    private volatile boolean closedByListener;
     /** Whether the listeners were last told {@code elected}, and with which epoch. Touched only by tasks run by {@link #events}. */
     private boolean toldElected;
     private long toldEpoch;
@@ -310,6 +312,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         if (events.calledFromTask()) {
             // Called by a listener: the listeners are this very thread, so they hear revoked(CLOSED)
             // now, in order, before the node goes (the other tasks wait for this one anyway).
+            closedByListener = true;
             if (wasLeading) {
                 revokedNow(held.czxid(), RevokeReason.CLOSED);
             }
@@ -420,9 +423,10 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     private void tellElected(long epoch) {
         events.execute(() -> {
-            // Only if it still leads with that epoch when its turn comes: a close() (or a step-down)
-            // handled in between, say by a listener, must not be followed by a late elected.
-            if (!toldElected && leadsWith(epoch)) {
+            // Not after a close() made by a listener: that close told its revoked(CLOSED) inline, ahead
+            // of this task, so an elected now would never be followed by a revoked. (A close() from
+            // any other thread queues its revoked(CLOSED) behind this task: elected, then revoked.)
+            if (!toldElected && !closedByListener) {
                 toldElected = true;
                 toldEpoch = epoch;
                 for (LeadershipListener l : listeners) {
@@ -452,10 +456,6 @@ public final class ZkLeaderElection implements AutoCloseable {
         } catch (Throwable t) {
             log.error("{}: leadership listener {} failed", describe(), listener, t);
         }
-    }
-
-    private synchronized boolean leadsWith(long epoch) {
-        return phase == Phase.LEADING && grant != null && grant.czxid() == epoch;
     }
 
     private synchronized Phase phaseNow() {

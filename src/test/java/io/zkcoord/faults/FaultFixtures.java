@@ -51,9 +51,21 @@ public final class FaultFixtures {
 
     /** An in-process ensemble of {@code size} servers (ids 1..size), not started. */
     public static TestingCluster cluster(int size, int tickMillis) {
+        // Each spec asks the OS for free ports one at a time; two asks can get the same port back
+        // (it was free both times), which TestingCluster refuses. Ask again until all differ.
         List<InstanceSpec> specs = new ArrayList<>();
+        java.util.Set<Integer> ports = new java.util.HashSet<>();
         for (int id = 1; id <= size; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, tickMillis, -1));
+            for (;;) {
+                InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, id, tickMillis, -1);
+                java.util.Set<Integer> mine = new java.util.HashSet<>(
+                        List.of(spec.getPort(), spec.getElectionPort(), spec.getQuorumPort()));
+                if (mine.size() == 3 && java.util.Collections.disjoint(mine, ports)) {
+                    ports.addAll(mine);
+                    specs.add(spec);
+                    break;
+                }
+            }
         }
         return new TestingCluster(specs);
     }
