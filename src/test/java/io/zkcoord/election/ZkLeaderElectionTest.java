@@ -191,6 +191,7 @@ class ZkLeaderElectionTest {
         long oldEpoch = e0.epoch();
         Recorder rec1 = new Recorder("p1");
         ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", rec1);
+        awaitQueued(base, 2); // p1 before p2: two clients' creates would race on the wire
         ZkLeaderElection e2 = join(client(connect, SESSION), base, "p2", new Recorder("p2"));
         awaitQueued(base, 3);
         long oldSession = c0.sessionId();
@@ -249,6 +250,7 @@ class ZkLeaderElectionTest {
         assertTrue(e0.awaitLeadership(WAIT));
         Recorder rec1 = new Recorder("p1");
         ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", rec1);
+        awaitQueued(base, 2); // p1 before p2: two clients' creates would race on the wire
         join(client(connect, SESSION), base, "p2", new Recorder("p2"));
         awaitQueued(base, 3);
         long oldEpoch = e0.epoch();
@@ -428,8 +430,11 @@ class ZkLeaderElectionTest {
         states.await(ConnectionState.SUSPENDED, 0, WAIT); // the connection was cut
 
         ZkLeaderElection reader = reader(base);
-        Await.until(WAIT, () -> ids(participantsOrEmpty(reader)).equals(List.of("p1", "p2", "p0")),
-                () -> "p0 queued once; queue " + participantsOrEmpty(reader));
+        // p1 and p2 joined from two clients at once: either may be first; p0 is last, once.
+        Await.until(WAIT, () -> {
+            List<String> ids = ids(participantsOrEmpty(reader));
+            return ids.size() == 3 && ids.get(2).equals("p0") && ids.containsAll(List.of("p1", "p2"));
+        }, () -> "p0 queued once; queue " + participantsOrEmpty(reader));
         assertEquals(session, c0.sessionId(), "same session: the node the server made is p0's");
         // Settled: p0 watches its predecessor (p2's node), so its recovery is over.
         String p2Node = base + "/" + QueueNode.queue(children(base)).get(1).name();
