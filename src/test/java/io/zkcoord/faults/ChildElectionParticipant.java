@@ -58,7 +58,7 @@ public final class ChildElectionParticipant {
         System.out.println("LEADS " + client.sessionId() + " " + epoch);
         System.out.flush();
         for (;;) {
-            Thread.sleep(Long.MAX_VALUE); // until SIGKILL: no shutdown hook, no close
+            new java.util.concurrent.CountDownLatch(1).await(); // until SIGKILL: no shutdown hook, no close
         }
     }
 }

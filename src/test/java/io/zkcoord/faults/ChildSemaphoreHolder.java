@@ -34,7 +34,7 @@ public final class ChildSemaphoreHolder {
         System.out.println(held);
         System.out.flush();
         for (;;) {
-            Thread.sleep(Long.MAX_VALUE); // until SIGKILL: no shutdown hook, no release, no close
+            new java.util.concurrent.CountDownLatch(1).await(); // until SIGKILL: no shutdown hook, no release, no close
         }
     }
 }

@@ -178,7 +178,7 @@ class ElectionFaultTest {
                             () -> scenario + ": " + e.participantId() + " did not join");
                 }
                 assertTrue(first.awaitLeadership(CLUSTER_WAIT), scenario + ": p0 joined first but does not lead");
-                Thread.sleep(STEADY.toMillis()); // a stable leader, polled
+                Await.holds(scenario + ": p0 stays the leader while nothing happens", STEADY, first::isLeader);
 
                 for (int k = 1; k <= kills; k++) {
                     int kill = k;
@@ -238,7 +238,9 @@ class ElectionFaultTest {
                     assertEquals(elections.keySet(), ps.stream().map(Participant::id).collect(Collectors.toSet()),
                             scenario + ": every participant takes part once: " + ps);
                     assertEquals(new Participant(after, epochAfter, true), ps.get(0), scenario + ": " + ps);
-                    Thread.sleep(STEADY.toMillis());
+                    ZkLeaderElection leading = elections.get(after);
+                    Await.holds(scenario + ": " + after + " stays the leader while nothing happens", STEADY,
+                            leading::isLeader);
                 }
 
                 // Leave: followers first, so no hand-over happens; the leader hears revoked(CLOSED) first.

@@ -252,17 +252,8 @@ class LeaseContractTest {
      * 10 ms. Used only where the claim is that nothing happens (an abandoned acquisition is never granted).
      */
     private void assertStaysEmptyFor(Duration window) {
-        long end = System.nanoTime() + window.toNanos();
-        while (System.nanoTime() < end) {
-            List<String> now = nodes();
-            assertEquals(List.of(), now, "a node appeared under " + path + " after the acquisition was abandoned");
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
+        Await.holds("no node appears under " + path + " after the acquisition was abandoned", window,
+                () -> nodes().isEmpty());
     }
 
     private Stat stat(String nodePath) throws Exception {

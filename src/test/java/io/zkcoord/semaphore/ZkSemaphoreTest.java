@@ -797,11 +797,8 @@ class ZkSemaphoreTest {
         holder.release();
         assertNoNodeLeft();
         // The one bounded observation: nothing is granted to the cancelled acquisition once the permit is free.
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
-        while (System.nanoTime() < end) {
-            assertEquals(List.of(), nodes(), "a node appeared after the acquisition was cancelled");
-            Thread.sleep(10);
-        }
+        Await.holds("no node appears after the acquisition was cancelled", Duration.ofMillis(500),
+                () -> nodes().isEmpty());
         assertTrue(pending.isCancelled());
         // The permit is free for anyone.
         ZkLease after = kept(waiterSide.tryAcquire(Duration.ZERO).orElseThrow(() -> new AssertionError("permit not free")));

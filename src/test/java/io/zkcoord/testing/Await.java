@@ -50,4 +50,26 @@ public final class Await {
             }
         }
     }
+
+    /**
+     * Checks that {@code condition} keeps holding for the whole {@code window}, polling it: for the
+     * few tests whose claim is an absence ("nothing is granted", "the leader stays"), where a
+     * bounded observation is the thing under test.
+     *
+     * @throws AssertionError naming {@code what} the first time the condition does not hold
+     */
+    public static void holds(String what, Duration window, BooleanSupplier condition) {
+        long end = System.nanoTime() + window.toNanos();
+        do {
+            if (!condition.getAsBoolean()) {
+                throw new AssertionError("stopped holding within " + window.toMillis() + " ms: " + what);
+            }
+            try {
+                Thread.sleep(POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while observing: " + what, e);
+            }
+        } while (System.nanoTime() - end < 0);
+    }
 }
