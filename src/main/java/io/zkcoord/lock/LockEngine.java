@@ -10,6 +10,7 @@ import io.zkcoord.queue.QueueDirectory;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.QueueRule;
+import io.zkcoord.queue.QueueSet;
 import io.zkcoord.queue.Turn;
 import io.zkcoord.queue.Waits;
 import java.util.ArrayList;
@@ -40,6 +41,9 @@ final class LockEngine implements QueueLease.Host {
     private final ClientServices services;
     private final String path;
     private final NodeKind kind;
+    /** Every directory of the lock (one, except for a multi-lock). */
+    private final QueueSet queues;
+    /** The first (for a mutex or a read/write side, the only) directory. */
     private final QueueDirectory queue;
     private final Leases leases;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
@@ -50,14 +54,24 @@ final class LockEngine implements QueueLease.Host {
     private LockEngine partner;
 
     LockEngine(ZkClient client, String path, NodeKind kind) {
+        this(client, List.of(QueuePaths.validate(path)), kind);
+    }
+
+    /** @param paths the lock's directories, validated, no two alike (several for a multi-lock) */
+    LockEngine(ZkClient client, List<String> paths, NodeKind kind) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = paths.get(0);
         this.kind = kind;
-        this.queue = new QueueDirectory(client, path);
+        List<QueueDirectory> dirs = new ArrayList<>(paths.size());
+        for (String p : paths) {
+            dirs.add(new QueueDirectory(client, p));
+        }
+        this.queues = QueueSet.of(dirs);
+        this.queue = queues.first();
         this.leases = new Leases(this, kind.prefix(), LockRule.INSTANCE, this::openForLeases);
     }
 
@@ -79,8 +93,8 @@ final class LockEngine implements QueueLease.Host {
     }
 
     @Override
-    public QueueDirectory queue() {
-        return queue;
+    public QueueSet queue() {
+        return queues;
     }
 
     // ------------------------------------------------------------------ thread holds
@@ -118,7 +132,7 @@ final class LockEngine implements QueueLease.Host {
         long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
         for (;;) {
             boolean downgrade = downgradeFrom != null && !downgradeFrom.isLost();
-            Acquisition acquisition = queue.acquire(kind.prefix(), downgrade ? HELD_AT_ONCE : LockRule.INSTANCE,
+            Acquisition acquisition = queues.acquire(kind.prefix(), downgrade ? HELD_AT_ONCE : LockRule.INSTANCE,
                     oneLook && !downgrade);
             long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
             Grant grant = Waits.await(acquisition, wait, interruptible, this::unwanted);
@@ -149,7 +163,7 @@ final class LockEngine implements QueueLease.Host {
 
     /** A grant nobody will use (interrupted caller, downgrade refused): its node goes in the background. */
     private void unwanted(Grant grant) {
-        queue.deleteInBackground(grant.session(), grant.path());
+        queues.deleteInBackground(grant.session(), grant.paths());
     }
 
     /**
@@ -159,7 +173,7 @@ final class LockEngine implements QueueLease.Host {
      * @return true if the thread now holds the lock
      */
     private boolean grant(Thread me, Grant grant, long fencingToken) {
-        Hold hold = new Hold(grant.session(), grant.path(), grant.node(), fencingToken);
+        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken);
         hold.lossHook(grant.session().onEnd(() -> lost(hold)));
         // A handle that stopped (expired, not yet reported by the client) grants nothing.
         if (!grant.session().isAlive() || !hold.grant()) {
@@ -230,12 +244,11 @@ final class LockEngine implements QueueLease.Host {
                 return;
             }
         }
-        List<String> nodes = new ArrayList<>(2);
-        nodes.add(hold.nodePath);
+        List<String> nodes = new ArrayList<>(hold.nodePaths);
         if (hold.trailingNode != null) {
             nodes.add(hold.trailingNode);
         }
-        Waits.uninterruptibly(queue.release(hold.session, nodes));
+        Waits.uninterruptibly(queues.release(hold.session, nodes));
     }
 
     /**
@@ -267,7 +280,7 @@ final class LockEngine implements QueueLease.Host {
             throw new io.zkcoord.LockLostException("the hold of " + describe() + " with " + hold.nodePath
                     + " was lost with its session; nothing applied");
         }
-        return io.zkcoord.queue.GuardedCommit.commit(hold.session, List.of(hold.nodePath), ops);
+        return io.zkcoord.queue.GuardedCommit.commit(hold.session, hold.nodePaths, ops);
     }
 
     boolean isHeldByCurrentThread() {
@@ -311,6 +324,13 @@ final class LockEngine implements QueueLease.Host {
 
     @Override
     public String describe() {
-        return (kind == NodeKind.LOCK ? "mutex " : kind.prefix() + " lock ") + path;
+        switch (kind) {
+            case LOCK:
+                return "mutex " + path;
+            case MULTI:
+                return "multi-lock " + queues;
+            default:
+                return kind.prefix() + " lock " + path;
+        }
     }
 }

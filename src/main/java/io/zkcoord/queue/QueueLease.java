@@ -27,8 +27,8 @@ public final class QueueLease implements ZkLease {
         /** @return e.g. {@code mutex /locks/orders} */
         String describe();
 
-        /** @return the queue the lease's node is in */
-        QueueDirectory queue();
+        /** @return the queues the lease's nodes are in (one, except for a multi-lock) */
+        QueueSet queue();
 
         /** Tells the recipe's loss listeners of a lost lease, then runs {@code andThen}, off ZooKeeper's threads. */
         void reportLoss(long fencingToken, Runnable andThen);
@@ -92,7 +92,7 @@ public final class QueueLease implements ZkLease {
             throw new io.zkcoord.LockLostException("the lease of " + engine.describe() + " with " + grant.path() + " was "
                     + (now == State.RELEASED ? "released" : "lost") + "; nothing applied");
         }
-        return GuardedCommit.commit(grant.session(), java.util.List.of(grant.path()), ops);
+        return GuardedCommit.commit(grant.session(), grant.paths(), ops);
     }
 
     @Override
@@ -125,7 +125,7 @@ public final class QueueLease implements ZkLease {
             return CompletableFuture.completedFuture(null);
         }
         cancelLossHook.run();
-        return engine.queue().release(grant.session(), java.util.List.of(grant.path()));
+        return engine.queue().release(grant.session(), grant.paths());
     }
 
     @Override

@@ -228,8 +228,8 @@ public final class ZkSemaphore {
         }
 
         @Override
-        public QueueDirectory queue() {
-            return queue;
+        public io.zkcoord.queue.QueueSet queue() {
+            return queue.alone();
         }
 
         @Override
