@@ -295,6 +295,22 @@ class ZkMultiLockTest {
         }
     }
 
+    /** Under a chroot: the nodes are made and released under it, in every directory. */
+    @Test
+    void worksUnderAChroot() throws Exception {
+        observer.zooKeeper().create("/app", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        try (ZkClient rooted = client(server.getConnectString() + "/app")) {
+            ZkMultiLock multi = new ZkMultiLock(rooted, List.of("/x", "/y/z"));
+            try (ZkLease lease = multi.acquire()) {
+                assertTrue(lease.nodePath().startsWith("/x/multi-"), lease.nodePath());
+                assertEquals(1, children("/app/x").size());
+                assertEquals(1, children("/app/y/z").size());
+                lease.commitIfHeld(List.of());
+            }
+            assertEquals(List.of(), multiNodes("/app/x", "/app/y/z"));
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static ZkClient client(String connect) {
