@@ -1,6 +1,7 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkSession;
+import io.zkcoord.internal.Observer;
 import io.zkcoord.queue.QueueNode;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -19,6 +20,8 @@ final class Hold {
     final String nodePath;
     final QueueNode node;
     final long fencingToken;
+    /** Reports the hold to the client's coordination listeners and Flight Recorder. */
+    final Observer.Held observed;
 
     /** Reentrant count. Owner thread only. */
     int count = 1;
@@ -39,11 +42,12 @@ final class Hold {
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
-    Hold(ZkSession session, String nodePath, QueueNode node, long fencingToken) {
+    Hold(ZkSession session, String nodePath, QueueNode node, long fencingToken, Observer.Held observed) {
         this.session = session;
         this.nodePath = nodePath;
         this.node = node;
         this.fencingToken = fencingToken;
+        this.observed = observed;
     }
 
     void lossHook(Runnable cancel) {
