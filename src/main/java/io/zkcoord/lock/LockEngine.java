@@ -125,7 +125,7 @@ final class LockEngine implements QueueLease.Host {
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
-        Observer.Wait observed = services.observer().started(recipe, path, Holder.THREAD);
+        Observer.Wait observed = services.observer().started(observedAs(Holder.THREAD));
         try {
             if (queueUntilHeld(me, downgradeFrom, timeoutNanos, interruptible, observed)) {
                 return true;
@@ -339,6 +339,7 @@ final class LockEngine implements QueueLease.Host {
         }
     }
 
+    /** What coordination listeners are told a wait or hold of this lock is of (a multi-lock: every path). */
     @Override
     public CoordinationEvent observedAs(Holder holder) {
         return CoordinationEvent.of(recipe, path, holder);
