@@ -1,8 +1,9 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkSession;
-import java.util.List;
+import io.zkcoord.internal.Observer;
 import io.zkcoord.queue.QueueNode;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -22,6 +23,8 @@ final class Hold {
     final List<String> nodePaths;
     final QueueNode node;
     final long fencingToken;
+    /** Reports the hold to the client's coordination listeners and Flight Recorder. */
+    final Observer.Held observed;
 
     /** Reentrant count. Owner thread only. */
     int count = 1;
@@ -42,12 +45,13 @@ final class Hold {
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
-    Hold(ZkSession session, List<String> nodePaths, QueueNode node, long fencingToken) {
+    Hold(ZkSession session, List<String> nodePaths, QueueNode node, long fencingToken, Observer.Held observed) {
         this.session = session;
         this.nodePaths = List.copyOf(nodePaths);
         this.nodePath = this.nodePaths.get(0);
         this.node = node;
         this.fencingToken = fencingToken;
+        this.observed = observed;
     }
 
     void lossHook(Runnable cancel) {

@@ -2,6 +2,10 @@ package io.zkcoord.lock;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.Observer;
+import io.zkcoord.observe.CoordinationEvent;
+import io.zkcoord.observe.Holder;
+import io.zkcoord.observe.Recipe;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.Leases;
@@ -46,6 +50,8 @@ final class LockEngine implements QueueLease.Host {
     /** The first (for a mutex or a read/write side, the only) directory. */
     private final QueueDirectory queue;
     private final Leases leases;
+    /** The recipe this engine runs, as coordination listeners see it. */
+    private final Recipe recipe;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
     /** The public lock, passed to loss listeners. Set once, before any use. */
@@ -72,6 +78,12 @@ final class LockEngine implements QueueLease.Host {
         }
         this.queues = QueueSet.of(dirs);
         this.queue = queues.first();
+        this.recipe = switch (kind) {
+            case LOCK -> Recipe.MUTEX;
+            case READ -> Recipe.READ;
+            case WRITE -> Recipe.WRITE;
+            case MULTI -> Recipe.MULTI;
+        };
         this.leases = new Leases(this, kind.prefix(), LockRule.INSTANCE, this::openForLeases);
     }
 
@@ -128,6 +140,22 @@ final class LockEngine implements QueueLease.Host {
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
+        Observer.Wait observed = services.observer().started(observedAs(Holder.THREAD));
+        try {
+            if (queueUntilHeld(me, downgradeFrom, timeoutNanos, interruptible, observed)) {
+                return true;
+            }
+            observed.timedOut();
+            return false;
+        } catch (Throwable t) {
+            observed.failed(t);
+            throw t;
+        }
+    }
+
+    /** The queueing loop of {@link #acquire}: true once held, false when the time ran out. */
+    private boolean queueUntilHeld(Thread me, Hold downgradeFrom, long timeoutNanos, boolean interruptible,
+            Observer.Wait observed) throws InterruptedException {
         boolean oneLook = timeoutNanos <= 0;
         long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
         for (;;) {
@@ -149,7 +177,7 @@ final class LockEngine implements QueueLease.Host {
             // A downgraded read carries the write hold's token: its own node was created after
             // any writer queued behind the write node, so its czxid would exceed that writer's
             // token, and the resource would refuse the writer once the read hold had written.
-            if (grant(me, grant, downgrade ? downgradeFrom.fencingToken : grant.czxid())) {
+            if (grant(me, grant, downgrade ? downgradeFrom.fencingToken : grant.czxid(), observed)) {
                 return true;
             }
             // Granted on a session that ended at that moment: the node went with it; queue again.
@@ -172,8 +200,8 @@ final class LockEngine implements QueueLease.Host {
      *
      * @return true if the thread now holds the lock
      */
-    private boolean grant(Thread me, Grant grant, long fencingToken) {
-        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken);
+    private boolean grant(Thread me, Grant grant, long fencingToken, Observer.Wait observed) {
+        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken, observed.granting(fencingToken));
         hold.lossHook(grant.session().onEnd(() -> lost(hold)));
         // A handle that stopped (expired, not yet reported by the client) grants nothing.
         if (!grant.session().isAlive() || !hold.grant()) {
@@ -181,6 +209,7 @@ final class LockEngine implements QueueLease.Host {
             return false;
         }
         holds.put(me, hold);
+        hold.observed.granted();
         if (log.isDebugEnabled()) {
             log.debug("{} holds {} with {} (token {})", me.getName(), describe(), grant.path(), fencingToken);
         }
@@ -192,6 +221,7 @@ final class LockEngine implements QueueLease.Host {
         if (!hold.markLost()) {
             return;
         }
+        hold.observed.lost();
         log.warn("hold of {} with {} (token {}) lost: its session {} ended", describe(), hold.nodePath,
                 hold.fencingToken, hold.session);
         reportLoss(hold.fencingToken, () -> { });
@@ -227,6 +257,7 @@ final class LockEngine implements QueueLease.Host {
         }
         holds.remove(me);
         hold.cancelLossHook();
+        hold.observed.released();
         if (hold.isLost()) {
             log.warn("{} released {} whose hold (token {}) was already lost; nothing to delete", me.getName(),
                     describe(), hold.fencingToken);
@@ -320,6 +351,12 @@ final class LockEngine implements QueueLease.Host {
         if (client.isClosed()) {
             throw new IllegalStateException("cannot acquire " + describe() + ": " + client + " is closed");
         }
+    }
+
+    /** What coordination listeners are told a wait or hold of this lock is of (a multi-lock: every path). */
+    @Override
+    public CoordinationEvent observedAs(Holder holder) {
+        return new CoordinationEvent(recipe, queues.paths(), holder);
     }
 
     @Override

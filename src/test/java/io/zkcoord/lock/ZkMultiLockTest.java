@@ -311,6 +311,34 @@ class ZkMultiLockTest {
         }
     }
 
+    /** Coordination listeners see a multi-lock's wait and hold with every path, as recipe MULTI. */
+    @Test
+    void listenersSeeEveryPath() throws Exception {
+        List<io.zkcoord.observe.CoordinationEvent> granted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<io.zkcoord.observe.CoordinationEvent> released = new java.util.concurrent.CopyOnWriteArrayList<>();
+        client.addCoordinationListener(new io.zkcoord.observe.CoordinationListener() {
+            @Override
+            public void acquisitionGranted(io.zkcoord.observe.CoordinationEvent event, Duration waited, long token) {
+                granted.add(event);
+            }
+
+            @Override
+            public void released(io.zkcoord.observe.CoordinationEvent event, Duration held, long token) {
+                released.add(event);
+            }
+        });
+        ZkMultiLock multi = new ZkMultiLock(client, List.of("/obs/b", "/obs/a"));
+        multi.lock();
+        multi.unlock();
+        multi.acquire().release();
+        assertEquals(2, granted.size());
+        for (io.zkcoord.observe.CoordinationEvent e : granted) {
+            assertEquals(io.zkcoord.observe.Recipe.MULTI, e.recipe());
+            assertEquals(List.of("/obs/b", "/obs/a"), e.paths());
+        }
+        Await.until("both releases told", WAIT, () -> released.size() == 2);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static ZkClient client(String connect) {
