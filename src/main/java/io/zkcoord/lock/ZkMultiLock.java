@@ -46,9 +46,13 @@ import java.util.Set;
  * by their attempt id, in every directory) leave no node in any directory. The release is one
  * {@code multi} deleting every node. {@link #commitIfHeld} checks every node.
  *
+ * <p>With a single path it is a mutex whose nodes have kind {@code multi}: plain {@code create},
+ * {@code getChildren} and {@code delete} rather than {@code multi}s.
+ *
  * <p>Everything else is {@link ZkLock}'s contract: thread holds (reentrant), leases, session loss
  * (one {@link LockLossListener} call per lost hold, with the shared token). {@link #path()} is the
- * first path as given; {@link #paths()} lists them all.
+ * first path as given; {@link #paths()} lists them all; a lease's {@link
+ * io.zkcoord.ZkLease#nodePath()} is its node in the first path.
  *
  * <p>Thread-safe, as {@link ZkMutex}.
  */

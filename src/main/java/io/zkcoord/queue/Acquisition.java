@@ -18,8 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One acquisition in one queue directory: a state machine, driven by ZooKeeper's callbacks and
- * watches and by the client's scheduler, that completes {@link #result()}. No thread waits inside
+ * One acquisition in the directories of a {@link QueueSet}: one for every recipe, several for a
+ * multi-lock (a node in each, all made in one transaction). A state machine, driven by ZooKeeper's
+ * callbacks and watches and by the client's scheduler, that completes {@link #result()}. No thread waits inside
  * it; whoever wants the outcome waits on the future with a deadline of its own, and gives up with
  * {@link #abandon()}.
  *
@@ -30,15 +31,20 @@ import org.slf4j.LoggerFactory;
  *       and, without waiting for its reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
  *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
- *       nodes) and the pair sent again.
+ *       nodes) and the pair sent again. Several directories: one {@code multi} of creates, then
+ *       one {@code multi} of {@code getChildren} (such a read sets no watch, so a rule answering
+ *       {@link Turn.WatchQueue} is not supported there).
  *   <li><b>Recover a lost reply.</b> If the connection dropped before the create's reply, the node
- *       may exist: {@code sync} and read the directory, look for the attempt id, and create again
- *       only if it is not there.
- *   <li><b>Decide.</b> Ask the recipe's {@link QueueRule}: held, watch one node, or missing.
+ *       may exist: {@code sync} and read the directories, look for the attempt id, and create again
+ *       only if it is not there (found in some directories only: delete those, and start a fresh
+ *       attempt).
+ *   <li><b>Decide.</b> Ask the recipe's {@link QueueRule} about every queue ({@link EveryQueue}):
+ *       held everywhere, watch one node, or missing (then the attempt's other nodes are deleted and
+ *       it queues again).
  *   <li><b>Watch</b> that one node ({@code getData} with a watch: no watch is left if it is already
  *       gone). Gone already: read again (step 4). Its watch fires: held if it was the only
  *       blocker, otherwise read again.
- *   <li><b>Grant</b>: complete the future with the node, its session and its czxid.
+ *   <li><b>Grant</b>: complete the future with the nodes, their session and their czxid.
  * </ol>
  * A session that ends while waiting takes the node with it: the acquisition queues again in the
  * next session (from step 1). A passing failure (connection loss) repeats the step after the
@@ -243,7 +249,7 @@ public final class Acquisition {
     private void enqueue(ZkSession live) {
         session = live;
         retries = 0; // a new session starts its retry budget afresh
-        prefix = QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
+        prefix = newPrefix();
         owns = null;
         ownPaths = null;
         createUnsettled = false;
@@ -255,6 +261,11 @@ public final class Acquisition {
             cancelSessionHook = cancel;
             sendCreate();
         }
+    }
+
+    /** @return the name prefix of a new attempt, with a random attempt id */
+    private String newPrefix() {
+        return QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
     }
 
     // ------------------------------------------------------------------ 2. enqueue
@@ -372,8 +383,15 @@ public final class Acquisition {
                 }
                 if (failure != null) {
                     failOrRetry(failure, this::recover);
-                } else if (found.stat == null) {
+                } else if (found.stat == null && found.paths.isEmpty()) {
                     sendCreate(); // the lost create never happened
+                } else if (found.stat == null) {
+                    // Made, but a node of it went since (deleted by hand): the attempt is void.
+                    // Delete what is left (sent first: it lands before the new create) and start
+                    // a fresh attempt, whose id no leftover can carry.
+                    queues.deleteInBackground(in, found.paths);
+                    prefix = newPrefix();
+                    sendCreate();
                 } else if (found.stat.getEphemeralOwner() != in.id()) {
                     log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths,
                             Long.toHexString(found.stat.getEphemeralOwner()));

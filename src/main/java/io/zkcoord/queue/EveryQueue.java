@@ -9,8 +9,9 @@ import java.util.List;
  * no state, tested without a server.
  *
  * <p>Waiting on one node at a time is enough: a node that holds in its queue keeps holding there
- * (for an exclusive rule, nodes only join behind it), so once the awaited node is gone the queues
- * where it already held need no new look. Waiting on the nodes one at a time, in any order, cannot
+ * (for an exclusive rule, nodes only join behind it). Still, when the awaited node goes, every
+ * queue is read again (one {@code multi}) rather than granting at once: that read is what finds a
+ * node of ours deleted by hand in another queue. Waiting on the nodes one at a time, in any order, cannot
  * deadlock: every node waits only for nodes with a lower sequence number in its queue, which were
  * made by earlier transactions, so every wait points back in the one order of zxids and the
  * waits-for graph has no cycle (docs/herd-effect.md, section 13).
@@ -25,7 +26,7 @@ final class EveryQueue {
      *
      * @param queue the index of the queue the turn is about (0 when held or for one queue)
      * @param turn held (in every queue), missing (in {@code queue}), or the node to watch in
-     *     {@code queue}; {@link Turn.Watch#heldWhenGone()} only if every other queue already holds
+     *     {@code queue}; {@link Turn.Watch#heldWhenGone()} only for a single queue
      */
     record Answer(int queue, Turn turn) {
     }
@@ -42,15 +43,12 @@ final class EveryQueue {
         }
         int waitIn = -1;
         Turn wait = null;
-        int holding = 0;
         for (int i = 0; i < queues.size(); i++) {
             Turn turn = rule.decide(queues.get(i), owns.get(i));
             if (turn instanceof Turn.Missing) {
                 return new Answer(i, Turn.MISSING); // one node gone: the whole attempt is void
             }
-            if (turn instanceof Turn.Held) {
-                holding++;
-            } else if (wait == null) {
+            if (!(turn instanceof Turn.Held) && wait == null) {
                 waitIn = i;
                 wait = turn;
             }
@@ -58,8 +56,10 @@ final class EveryQueue {
         if (wait == null) {
             return new Answer(0, Turn.HELD);
         }
-        if (wait instanceof Turn.Watch w && w.heldWhenGone() && holding < queues.size() - 1) {
-            wait = new Turn.Watch(w.node(), false); // other queues still wait: look again when it goes
+        if (wait instanceof Turn.Watch w && w.heldWhenGone() && queues.size() > 1) {
+            // Look at every queue again when it goes, even if the others held at this read: one of
+            // our nodes there may have gone since (deleted by hand), which voids the attempt.
+            wait = new Turn.Watch(w.node(), false);
         }
         return new Answer(waitIn, wait);
     }

@@ -19,11 +19,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The directories one {@link Acquisition} queues in: one for every recipe, several for a
- * multi-lock. It sends the acquisition's requests as one request whatever their number: one
- * directory gets the plain calls ({@code create}, {@code getChildren}, {@code delete}); several get
- * one {@code multi} each time, so a node is made in every directory in one transaction (one zxid:
- * every node has the same {@code czxid}), every queue is read in one round trip, and every node
- * is deleted at once.
+ * multi-lock. The create, the read of the queues and the release are each one request whatever
+ * the number of directories: one directory gets the plain calls ({@code create}, {@code
+ * getChildren}, {@code delete}); several get one {@code multi} each time, so a node is made in
+ * every directory in one transaction (one zxid: every node has the same {@code czxid}), every
+ * queue is read in one round trip, and every node is deleted at once. (Rarer work is not: missing
+ * directories are created one by one, and the search after a lost create reply is a {@code sync}
+ * followed by the read.)
  *
  * <p>Immutable and thread-safe.
  */
