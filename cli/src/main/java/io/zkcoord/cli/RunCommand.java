@@ -1,0 +1,281 @@
+package io.zkcoord.cli;
+
+import io.zkcoord.ConnectionListener;
+import io.zkcoord.ConnectionState;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.lock.ZkReadWriteLock;
+import io.zkcoord.semaphore.ZkSemaphore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code zkcoord run}: a distributed {@code flock(1)}. Acquires the lock, runs the command with
+ * {@code ZKCOORD_FENCING_TOKEN}, {@code ZKCOORD_LOCK_PATH} and {@code ZKCOORD_LOCK_NODE} in its
+ * environment and zkcoord's standard input, output and error, releases when it exits, and exits
+ * with its status.
+ *
+ * <p>The lock counts as lost when the client reports {@code LOST} (the session expired, or the
+ * client presumed so after a session timeout without any server), when the lease reports its loss,
+ * or when the connection stays {@code SUSPENDED} for longer than the grace. The command is then
+ * sent SIGTERM ({@link Process#destroy()}); if it still runs after the grace, it and every process
+ * it started get SIGKILL ({@link Process#destroyForcibly()}); zkcoord exits 76.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {
+            "Runs COMMAND while holding a distributed lock, like flock(1) across machines.",
+            "%nThe command gets ZKCOORD_FENCING_TOKEN (the hold's fencing token, decimal), ZKCOORD_LOCK_PATH and "
+                + "ZKCOORD_LOCK_NODE in its environment, and zkcoord's stdin, stdout and stderr. The lock is released "
+                + "when it exits, and zkcoord exits with its status.",
+            "%nIf the lock is lost while it runs (the session expired, or the connection was suspended for longer "
+                + "than --grace), the command gets SIGTERM, then SIGKILL (it and its child processes) if it still "
+                + "runs after --grace, and zkcoord exits 76.%n"
+        })
+final class RunCommand implements Callable<Integer> {
+
+    @Mixin
+    Connection connection;
+
+    @ArgGroup(exclusive = true, multiplicity = "1", heading = "What to hold (one of):%n")
+    Target target;
+
+    @Option(names = "--wait", paramLabel = "DURATION", converter = Durations.Converter.class,
+            description = "Give up if not acquired within DURATION (e.g. 0, 30s, 5m): exit 75, the command is not "
+                    + "started. Default: wait as long as it takes.")
+    Duration maxWait;
+
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = Durations.Converter.class,
+            description = "How long a suspended connection may last before the lock counts as lost, and how long "
+                    + "the command has between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
+    Duration grace;
+
+    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (after --).")
+    List<String> command;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Exactly one of the lock kinds. */
+    static final class Target {
+        @Option(names = "--lock", paramLabel = "PATH", description = "An exclusive lock (ZkMutex).")
+        String lock;
+
+        @Option(names = "--read", paramLabel = "PATH", description = "The read side of a read/write lock: shared.")
+        String read;
+
+        @Option(names = "--write", paramLabel = "PATH", description = "The write side of a read/write lock: exclusive.")
+        String write;
+
+        @ArgGroup(exclusive = false)
+        Semaphore semaphore;
+
+        String path() {
+            return lock != null ? lock : read != null ? read : write != null ? write : semaphore.path;
+        }
+    }
+
+    /** A semaphore needs its permit count. */
+    static final class Semaphore {
+        @Option(names = "--semaphore", required = true, paramLabel = "PATH",
+                description = "One of the N permits of a semaphore (ZkSemaphore).")
+        String path;
+
+        @Option(names = "--permits", required = true, paramLabel = "N",
+                description = "The semaphore's permit count; every user of PATH must give the same N.")
+        int permits;
+    }
+
+    private PrintWriter err;
+
+    @Override
+    public Integer call() throws Exception {
+        err = spec.commandLine().getErr();
+        if (target.semaphore != null && target.semaphore.permits < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--permits must be at least 1, was " + target.semaphore.permits);
+        }
+        String path = target.path();
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "zkcoord-grace");
+            t.setDaemon(true);
+            return t;
+        });
+        try (ZkClient client = connection.open()) {
+            Optional<ZkLease> acquired;
+            try {
+                acquired = acquire(client);
+            } catch (IllegalStateException e) {
+                // A semaphore whose directory records another permit count; a closed client.
+                say(e.getMessage());
+                return ExitStatus.USAGE;
+            }
+            if (acquired.isEmpty()) {
+                say(describe() + " not acquired within " + Durations.format(maxWait) + "; " + command.get(0)
+                        + " not started");
+                return ExitStatus.NOT_ACQUIRED;
+            }
+            try (ZkLease lease = acquired.get()) {
+                CompletableFuture<String> lost = new CompletableFuture<>();
+                watchForLoss(client, lease, lost, timer);
+                return runHolding(lease, path, lost);
+            }
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    private Optional<ZkLease> acquire(ZkClient client) throws InterruptedException {
+        if (target.semaphore != null) {
+            ZkSemaphore s = new ZkSemaphore(client, target.semaphore.path, target.semaphore.permits);
+            return maxWait == null ? Optional.of(s.acquire()) : s.tryAcquire(maxWait);
+        }
+        io.zkcoord.lock.ZkLock lock = target.lock != null ? new ZkMutex(client, target.lock)
+                : target.read != null ? new ZkReadWriteLock(client, target.read).readLock()
+                : new ZkReadWriteLock(client, target.write).writeLock();
+        return maxWait == null ? Optional.of(lock.acquire()) : lock.tryAcquire(maxWait);
+    }
+
+    /**
+     * Completes {@code lost} (with the reason) on LOST, CLOSED, the lease's own loss, or a SUSPENDED
+     * that is not followed by RECONNECTED within the grace.
+     */
+    private void watchForLoss(ZkClient client, ZkLease lease, CompletableFuture<String> lost,
+            ScheduledExecutorService timer) {
+        ConnectionListener listener = new ConnectionListener() {
+            private ScheduledFuture<?> suspended;
+
+            @Override
+            public synchronized void stateChanged(ConnectionState state) {
+                switch (state) {
+                    case SUSPENDED -> {
+                        if (suspended == null) {
+                            suspended = timer.schedule(() -> lost.complete("the connection to ZooKeeper was suspended "
+                                    + "for longer than the grace (" + Durations.format(grace) + ")"),
+                                    grace.toNanos(), TimeUnit.NANOSECONDS);
+                        }
+                    }
+                    case CONNECTED, RECONNECTED -> {
+                        if (suspended != null) {
+                            suspended.cancel(false);
+                            suspended = null;
+                        }
+                    }
+                    case LOST -> lost.complete("the ZooKeeper session was lost");
+                    case CLOSED -> lost.complete("the ZooKeeper client closed");
+                }
+            }
+        };
+        client.addConnectionListener(listener);
+        if (client.state() == ConnectionState.SUSPENDED) {
+            listener.stateChanged(ConnectionState.SUSPENDED);
+        }
+        lease.whenLost().thenRun(() -> lost.complete("the ZooKeeper session of the lock ended"));
+        if (!lease.isValid()) {
+            lost.complete("the lock was lost before the command started");
+        }
+    }
+
+    /** Runs the command under {@code lease}; returns zkcoord's exit status. */
+    private int runHolding(ZkLease lease, String path, CompletableFuture<String> lost) throws InterruptedException {
+        if (lost.isDone()) {
+            say(describe() + " lost before " + command.get(0) + " started: " + lost.join());
+            return ExitStatus.LOCK_LOST;
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+        pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+        pb.environment().put("ZKCOORD_LOCK_PATH", path);
+        pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
+        Process process;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            String m = String.valueOf(e.getMessage());
+            say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage() : m));
+            return m.contains("error=2,") ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
+        }
+        Thread forward = new Thread(() -> stop(process, "zkcoord was asked to stop"), "zkcoord-shutdown");
+        Runtime.getRuntime().addShutdownHook(forward);
+        try {
+            CompletableFuture.anyOf(process.onExit(), lost).join();
+            if (lost.isDone()) {
+                if (process.isAlive()) {
+                    stop(process, describe() + " lost: " + lost.join());
+                } else {
+                    say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
+                            + process.exitValue());
+                }
+                return ExitStatus.LOCK_LOST;
+            }
+            return process.exitValue();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(forward);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it stops the command
+            }
+        }
+    }
+
+    /** SIGTERM to the command; after the grace, SIGKILL to it and every process it started. */
+    private void stop(Process process, String why) {
+        if (!process.isAlive()) {
+            return;
+        }
+        say(why + "; sending SIGTERM to " + command.get(0) + " (pid " + process.pid() + ")");
+        List<ProcessHandle> descendants = process.descendants().toList();
+        process.destroy();
+        try {
+            if (process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
+                killLeftovers(descendants);
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        say(command.get(0) + " (pid " + process.pid() + ") still running " + Durations.format(grace)
+                + " after SIGTERM; sending SIGKILL");
+        descendants = process.descendants().toList();
+        process.destroyForcibly();
+        killLeftovers(descendants);
+        process.onExit().join();
+    }
+
+    /** SIGKILL to processes the command started that are still alive: nothing runs on after the lock. */
+    private static void killLeftovers(List<ProcessHandle> descendants) {
+        descendants.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+    }
+
+    private String describe() {
+        if (target.lock != null) {
+            return "lock " + target.lock;
+        }
+        if (target.read != null) {
+            return "read lock " + target.read;
+        }
+        if (target.write != null) {
+            return "write lock " + target.write;
+        }
+        return "semaphore " + target.semaphore.path + " (" + target.semaphore.permits + " permits)";
+    }
+
+    private void say(String message) {
+        err.println("zkcoord: " + message);
+        err.flush();
+    }
+}

@@ -1,0 +1,275 @@
+package io.zkcoord.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.inspect.Inspector;
+import io.zkcoord.inspect.QueueSnapshot;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code zkcoord} command as a user runs it: the built jar in a child process ({@code java -jar
+ * target/zkcoord.jar}) against a real ZooKeeper server in this JVM. What the commands it runs see
+ * and do is observed through files they write in the test's folder.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class CliTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private TestingServer server;
+    private ZkClient observer;
+    private final List<ZkcoordProcess> started = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void startServer() throws Exception {
+        // Tick 500 ms: sessions of 1 s to 10 s, so a test can let a session expire quickly.
+        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, 0), true);
+        observer = ZkClient.builder().connectString(server.getConnectString()).build();
+    }
+
+    @AfterEach
+    void killLeftovers() {
+        started.forEach(ZkcoordProcess::kill);
+        started.clear();
+    }
+
+    @AfterAll
+    void stopServer() throws Exception {
+        observer.close();
+        server.close();
+    }
+
+    private ZkcoordProcess start(String... args) {
+        ZkcoordProcess p = ZkcoordProcess.start(dir, args);
+        started.add(p);
+        return p;
+    }
+
+    private String connect() {
+        return "--connect=" + server.getConnectString();
+    }
+
+    /** The command gets the fencing token and the path in its environment and zkcoord's stdin; its status is zkcoord's. */
+    @Test
+    void runPassesTokenStdinAndExitStatus() throws Exception {
+        ZkcoordProcess p = start("run", connect(), "--lock", "/cli/status", "--",
+                "sh", "-c", "read line; echo \"token=$ZKCOORD_FENCING_TOKEN path=$ZKCOORD_LOCK_PATH got=$line\"; exit 7");
+        try (OutputStream stdin = p.process().getOutputStream()) {
+            stdin.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(7, p.exitStatus(), p.toString());
+        String out = p.out().trim();
+        assertTrue(out.matches("token=[1-9][0-9]* path=/cli/status got=hello"), out);
+        assertEquals("", p.err());
+        assertTrue(Inspector.inspect(observer, "/cli/status").entries().isEmpty(), "released");
+
+        ZkcoordProcess missing = start("run", connect(), "--lock", "/cli/status", "--", "no-such-command-here");
+        assertEquals(127, missing.exitStatus(), missing.toString());
+        assertTrue(missing.err().startsWith("zkcoord: cannot run no-such-command-here"), missing.err());
+    }
+
+    /**
+     * A second run on the same lock waits while the first holds, then runs after it (its command
+     * sees the first command's completion); meanwhile {@code inspect} shows the holder and the
+     * waiter, as a table and as JSON.
+     */
+    @Test
+    void secondRunWaitsThenRunsAndInspectShowsBoth() throws Exception {
+        ZkcoordProcess a = start("run", connect(), "--lock", "/cli/nightly", "--", "sh", "-c",
+                "echo $ZKCOORD_FENCING_TOKEN > token-a; while [ ! -f go-a ]; do sleep 0.05; done; touch done-a");
+        awaitFile("token-a");
+        ZkcoordProcess b = start("run", connect(), "--lock", "/cli/nightly", "--", "sh", "-c",
+                "test -f done-a && echo $ZKCOORD_FENCING_TOKEN > token-b");
+        await("the second run queued", () -> queue("/cli/nightly").entries().size() == 2);
+        long tokenA = Long.parseLong(Files.readString(dir.resolve("token-a")).trim());
+
+        ZkcoordProcess table = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/nightly");
+        assertEquals(0, table.exitStatus(), table.toString());
+        List<String> lines = table.out().lines().toList();
+        assertEquals(4, lines.size(), table.out());
+        assertTrue(lines.get(0).startsWith("/cli/nightly: 1 holding, 1 waiting"), lines.get(0));
+        assertTrue(lines.get(1).startsWith("STATE"), lines.get(1));
+        assertRow(lines.get(2), "HOLDING", "lock", "0x" + Long.toHexString(tokenA), Long.toString(a.pid()));
+        assertRow(lines.get(3), "waiting", "lock", Long.toString(b.pid()));
+
+        ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/nightly", "--json");
+        assertEquals(0, json.exitStatus(), json.toString());
+        assertTrue(json.out().contains("\"holding\":true,\"sequence\":0,\"fencingToken\":" + tokenA), json.out());
+        assertTrue(json.out().contains("\"ownerPid\":" + a.pid()), json.out());
+        assertTrue(json.out().contains("\"holding\":false"), json.out());
+
+        assertTrue(b.process().isAlive(), "the second run waits");
+        assertFalse(Files.exists(dir.resolve("token-b")));
+        Files.createFile(dir.resolve("go-a"));
+        assertEquals(0, a.exitStatus(), a.toString());
+        assertEquals(0, b.exitStatus(), b.toString());
+        long tokenB = Long.parseLong(Files.readString(dir.resolve("token-b")).trim());
+        assertTrue(tokenB > tokenA, tokenB + " > " + tokenA);
+    }
+
+    /** Not acquired within --wait: exit 75 and the command never starts. */
+    @Test
+    void waitExpiresWithoutStartingTheCommand() throws Exception {
+        ZkcoordProcess holder = start("run", connect(), "--write", "/cli/busy", "--", "sh", "-c",
+                "touch holding; while [ ! -f go ]; do sleep 0.05; done");
+        awaitFile("holding");
+        ZkcoordProcess late = ZkcoordProcess.run(dir, "run", connect(), "--read", "/cli/busy", "--wait", "500ms", "--",
+                "touch", "never");
+        assertEquals(75, late.exitStatus(), late.toString());
+        assertFalse(Files.exists(dir.resolve("never")), "the command did not start");
+        assertEquals(1, late.err().lines().count(), late.err());
+        assertTrue(late.err().startsWith("zkcoord: read lock /cli/busy not acquired within 500ms"), late.err());
+        assertEquals(1, queue("/cli/busy").entries().size(), "the late node is gone");
+        Files.createFile(dir.resolve("go"));
+        assertEquals(0, holder.exitStatus(), holder.toString());
+    }
+
+    /**
+     * The holder's session expires on the server (zkcoord frozen with SIGSTOP past its session
+     * timeout, as a long GC pause would; its node is seen gone) and it resumes: the command gets
+     * SIGTERM and exits; zkcoord exits 76.
+     */
+    @Test
+    void sessionExpiredOnServerSendsSigterm() throws Exception {
+        ZkcoordProcess p = start("run", connect(), "--session-timeout", "2s", "--grace", "5s", "--lock", "/cli/expiry",
+                "--", "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log; exit 143' TERM; while true; do sleep 0.05; done");
+        long commandPid = expireWhileFrozen(p, "/cli/expiry");
+        assertEquals(76, p.exitStatus(), p.toString());
+        assertEquals("TERM\n", Files.readString(dir.resolve("log")));
+        assertFalse(ProcessHandle.of(commandPid).map(ProcessHandle::isAlive).orElse(false), "the command ended");
+        assertTrue(p.err().contains("lock /cli/expiry lost"), p.err());
+        assertFalse(p.err().contains("SIGKILL"), p.err());
+    }
+
+    /** As above, with a command that ignores SIGTERM: it gets SIGKILL after the grace. */
+    @Test
+    void sessionExpiredOnServerSendsSigkillAfterTheGrace() throws Exception {
+        ZkcoordProcess p = start("run", connect(), "--session-timeout", "2s", "--grace", "1s", "--lock", "/cli/stubborn",
+                "--", "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log' TERM; while true; do sleep 0.05; done");
+        long commandPid = expireWhileFrozen(p, "/cli/stubborn");
+        assertEquals(76, p.exitStatus(), p.toString());
+        assertEquals("TERM\n", Files.readString(dir.resolve("log")), "it got SIGTERM and went on");
+        assertFalse(ProcessHandle.of(commandPid).map(ProcessHandle::isAlive).orElse(false), "the command was killed");
+        assertTrue(p.err().contains("still running 1.0s after SIGTERM; sending SIGKILL"), p.err());
+    }
+
+    /**
+     * Waits until the command runs, freezes zkcoord until the server has expired its session (the
+     * lock node is gone), and resumes it.
+     *
+     * @return the command's pid
+     */
+    private long expireWhileFrozen(ZkcoordProcess p, String path) throws Exception {
+        awaitFile("pid");
+        long commandPid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
+        QueueSnapshot held = queue(path);
+        assertEquals(1, held.holders().size(), held.toString());
+        assertEquals(p.pid(), held.holders().get(0).ownerPid());
+        signal("-STOP", p.pid());
+        try {
+            await("the server expires the frozen holder's session", () -> queue(path).entries().isEmpty());
+        } finally {
+            signal("-CONT", p.pid());
+        }
+        assertTrue(ProcessHandle.of(commandPid).map(ProcessHandle::isAlive).orElse(false),
+                "the command ran on while zkcoord was frozen");
+        return commandPid;
+    }
+
+    /** Bad arguments: one line of error, then the usage, on stderr; exit 2. {@code --help} and {@code --version}: exit 0. */
+    @Test
+    void badArgumentsExit2() {
+        String[][] bad = {
+            {"frobnicate"},
+            {"run", connect(), "--lock", "/x"},
+            {"run", connect(), "--lock", "/x", "--read", "/y", "--", "true"},
+            {"run", connect(), "--semaphore", "/s", "--", "true"},
+            {"run", connect(), "--lock", "/x", "--wait", "soon", "--", "true"},
+            {"inspect", "/x"},
+        };
+        for (String[] args : bad) {
+            ZkcoordProcess p = ZkcoordProcess.run(dir, args);
+            assertEquals(2, p.exitStatus(), String.join(" ", args) + ": " + p);
+            List<String> lines = p.err().lines().toList();
+            assertTrue(lines.size() >= 2 && lines.get(0).startsWith("zkcoord: ") && lines.get(1).startsWith("Usage: zkcoord"),
+                    String.join(" ", args) + ": " + p.err());
+            assertEquals("", p.out());
+        }
+        ZkcoordProcess help = ZkcoordProcess.run(dir, "--help");
+        assertEquals(0, help.exitStatus());
+        assertTrue(help.out().startsWith("Usage: zkcoord"), help.out());
+        assertTrue(help.out().contains("76"), help.out());
+        ZkcoordProcess version = ZkcoordProcess.run(dir, "--version");
+        assertEquals(0, version.exitStatus());
+        assertTrue(version.out().startsWith("zkcoord 0.1.0"), version.out());
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private QueueSnapshot queue(String path) {
+        try {
+            return Inspector.inspect(observer, path);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertRow(String row, String... cells) {
+        List<String> columns = List.of(row.trim().split("\\s+"));
+        for (String cell : cells) {
+            assertTrue(columns.contains(cell), "row has " + cell + ": " + row);
+        }
+        assertEquals(cells[0], columns.get(0), row);
+    }
+
+    private void awaitFile(String name) {
+        await(name + " written", () -> Files.exists(dir.resolve(name)));
+    }
+
+    /** Polls {@code condition} every 20 ms until it holds; fails after {@link #WAIT}. */
+    private static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("not within " + WAIT.toSeconds() + " s: " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static void signal(String signal, long pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
+        assertEquals(0, kill.waitFor(), "kill " + signal + " " + pid);
+    }
+}

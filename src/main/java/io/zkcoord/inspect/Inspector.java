@@ -1,0 +1,182 @@
+package io.zkcoord.inspect;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
+import io.zkcoord.queue.QueueNode;
+import io.zkcoord.queue.QueuePaths;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Reads a queue directory of any zkcoord recipe and says who holds, since when, and who waits.
+ *
+ * <pre>{@code
+ * QueueSnapshot s = Inspector.inspect(client, "/locks/nightly-export");
+ * for (QueueSnapshot.Entry e : s.entries()) {
+ *     System.out.println((e.holding() ? "HOLDS " : "waits ") + e.ownerHost() + " pid " + e.ownerPid()
+ *             + " since " + e.created() + ", token 0x" + Long.toHexString(e.fencingToken()));
+ * }
+ * }</pre>
+ *
+ * <p><b>Cost.</b> Two round trips whatever the queue length: one {@code getChildren} of the
+ * directory, then one {@code multi} of reads with the directory's data and every child's data and
+ * stat. An empty or missing directory costs the first only. Nothing is written and no watch is set;
+ * the holders and waiters are not disturbed. (A lost connection makes the client's retry policy
+ * repeat a read, as for any call.)
+ *
+ * <p><b>Who holds</b> is decided for each node by the rule of the recipe its kind names, from the
+ * queue as read:
+ * <ul>
+ *   <li>{@code lock} ({@link io.zkcoord.lock.ZkMutex}), {@code write}: held when first;
+ *       {@code read}: held when no node of another kind is ahead (every reader that holds is
+ *       reported holding); a kind no recipe here knows counts as exclusive, as the locks count it.
+ *   <li>{@code sem} ({@link io.zkcoord.semaphore.ZkSemaphore}): the first N hold, N read from the
+ *       directory's data {@code permits=N} (taken as 1 if the directory carries no such count).
+ *   <li>{@code leader} ({@link io.zkcoord.election.ZkLeaderElection}): the first node leads. Its
+ *       data, the participant id, is reported as {@link QueueSnapshot.Entry#ownerThread()}.
+ *   <li>{@code multi} (a multi-lock): {@code holding} means <em>first in this queue</em>. The
+ *       multi-lock holds only when its node is first in the queue of every one of its paths, and a
+ *       snapshot reads one directory: checking the others would cost a third round trip (their
+ *       names are known only from the node's data). A {@code multi} node reported holding may
+ *       therefore still wait for another of its paths; inspect those paths to know.
+ * </ul>
+ * Holding is what the queue says at the moment of the read; a holder whose session has just
+ * expired is reported until the server deletes its node.
+ *
+ * <p><b>What is not ours</b> never throws: a child whose name is not a queue node's is reported
+ * after the queue (kind empty, sequence -1, never holding) and does not count in the rules, as the
+ * recipes ignore it; data in no known shape gives empty owner fields. A node that vanishes between
+ * the two reads is left out. A directory that does not exist gives an empty snapshot.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class Inspector {
+
+    private static final String PERMITS = "permits=";
+
+    private Inspector() {
+    }
+
+    /**
+     * Reads the directory {@code path} in the client's session. Blocks until ZooKeeper answers both
+     * reads (each under the client's retry policy), waiting first for a session if the client has
+     * none (after a {@code LOST}).
+     *
+     * @param client the client to read with
+     * @param path the queue directory, for instance {@code /locks/nightly-export}
+     * @return the snapshot; empty if the directory does not exist or has no children
+     * @throws IllegalArgumentException if {@code client} is null or {@code path} cannot name a lock
+     *     directory
+     * @throws IllegalStateException if the client is closed
+     * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy, refuses
+     *     the read (say, an ACL without READ), or the session ends during the read
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     */
+    public static QueueSnapshot inspect(ZkClient client, String path) throws InterruptedException {
+        return inspect(client, path, () -> { });
+    }
+
+    /** As {@link #inspect(ZkClient, String)}, running {@code betweenReads} after the queue read (for tests). */
+    static QueueSnapshot inspect(ZkClient client, String path, Runnable betweenReads) throws InterruptedException {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        QueuePaths.validate(path);
+        ZkSession session = client.session();
+        try {
+            // 1. The queue: one getChildren, no watch. A missing directory is an empty queue.
+            List<String> children = session.call(path, zk -> {
+                try {
+                    return zk.getChildren(path, false);
+                } catch (KeeperException.NoNodeException e) {
+                    return List.<String>of();
+                }
+            });
+            if (children.isEmpty()) {
+                return new QueueSnapshot(path, Instant.now(), List.of());
+            }
+            // 2. Queue order: the recipes' nodes by sequence, then the other children by name.
+            betweenReads.run();
+            List<QueueNode> queue = QueueNode.queue(children);
+            Set<String> queued = new HashSet<>();
+            queue.forEach(n -> queued.add(n.name()));
+            List<String> foreign = children.stream().filter(c -> !queued.contains(c)).sorted().toList();
+            // 3. One multi of reads: the directory's data (a semaphore's permit count), then every
+            //    child's data and stat. A child gone by now answers with an ErrorResult.
+            List<Op> reads = new ArrayList<>(children.size() + 1);
+            reads.add(Op.getData(path));
+            queue.forEach(n -> reads.add(Op.getData(path + "/" + n.name())));
+            foreign.forEach(name -> reads.add(Op.getData(path + "/" + name)));
+            List<OpResult> results = session.call(path, zk -> zk.multi(reads));
+            Instant readAt = Instant.now();
+            return snapshot(path, readAt, queue, foreign, results);
+        } catch (KeeperException e) {
+            throw new CoordinationException("cannot inspect " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Builds the snapshot from the reads: {@code results} are the directory's, then the queue's, then the foreign ones. */
+    private static QueueSnapshot snapshot(String path, Instant readAt, List<QueueNode> queue, List<String> foreign,
+            List<OpResult> results) {
+        if (!(results.get(0) instanceof OpResult.GetDataResult dir)) {
+            return new QueueSnapshot(path, readAt, List.of()); // the directory went between the reads
+        }
+        // The rules run on the queue as it stands after the second read: a node gone by then
+        // no longer counts, as for the recipes themselves.
+        List<QueueNode> present = new ArrayList<>(queue.size());
+        List<OpResult.GetDataResult> presentResults = new ArrayList<>(queue.size());
+        for (int i = 0; i < queue.size(); i++) {
+            if (results.get(1 + i) instanceof OpResult.GetDataResult r) {
+                present.add(queue.get(i));
+                presentResults.add(r);
+            }
+        }
+        boolean[] holding = Holding.decide(present, permits(dir.getData()));
+        List<QueueSnapshot.Entry> entries = new ArrayList<>(present.size() + foreign.size());
+        for (int i = 0; i < present.size(); i++) {
+            QueueNode n = present.get(i);
+            OpResult.GetDataResult r = presentResults.get(i);
+            OwnerText owner = n.kind().equals(Holding.LEADER) ? OwnerText.ofParticipant(r.getData())
+                    : OwnerText.parse(r.getData());
+            entries.add(entry(n.name(), n.kind(), n.sequence(), r.getStat(), owner, holding[i]));
+        }
+        for (int i = 0; i < foreign.size(); i++) {
+            if (results.get(1 + queue.size() + i) instanceof OpResult.GetDataResult r) {
+                entries.add(entry(foreign.get(i), "", -1, r.getStat(), OwnerText.parse(r.getData()), false));
+            }
+        }
+        return new QueueSnapshot(path, readAt, entries);
+    }
+
+    private static QueueSnapshot.Entry entry(String name, String kind, long sequence, Stat stat, OwnerText owner,
+            boolean holding) {
+        return new QueueSnapshot.Entry(name, kind, sequence, stat.getCzxid(), stat.getEphemeralOwner(),
+                Instant.ofEpochMilli(stat.getCtime()), owner.host(), owner.pid(), owner.thread(), holding);
+    }
+
+    /** @return N from the directory's data {@code permits=N}, or 1 if it says nothing usable */
+    static int permits(byte[] dirData) {
+        if (dirData == null) {
+            return 1;
+        }
+        String text = new String(dirData, StandardCharsets.UTF_8).trim();
+        if (!text.startsWith(PERMITS)) {
+            return 1;
+        }
+        try {
+            int n = Integer.parseInt(text.substring(PERMITS.length()).trim());
+            return Math.max(n, 1);
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}
