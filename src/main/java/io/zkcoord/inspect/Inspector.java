@@ -38,7 +38,9 @@ import org.apache.zookeeper.data.Stat;
  * <ul>
  *   <li>{@code lock} ({@link io.zkcoord.lock.ZkMutex}), {@code write}: held when first;
  *       {@code read}: held when no node of another kind is ahead (every reader that holds is
- *       reported holding); a kind no recipe here knows counts as exclusive, as the locks count it.
+ *       reported holding), or when taken by downgrading the write hold at the head of the queue
+ *       (same session, same thread: reported holding, with the write hold's token); a kind no
+ *       recipe here knows counts as exclusive, as the locks count it.
  *   <li>{@code sem} ({@link io.zkcoord.semaphore.ZkSemaphore}): the first N hold, N read from the
  *       directory's data {@code permits=N} (taken as 1 if the directory carries no such count).
  *   <li>{@code leader} ({@link io.zkcoord.election.ZkLeaderElection}): the first node leads. Its
@@ -141,13 +143,29 @@ public final class Inspector {
             }
         }
         boolean[] holding = Holding.decide(present, permits(dir.getData()));
+        List<OwnerText> owners = new ArrayList<>(present.size());
+        List<Holding.Owner> makers = new ArrayList<>(present.size());
+        for (int i = 0; i < present.size(); i++) {
+            OpResult.GetDataResult r = presentResults.get(i);
+            OwnerText owner = present.get(i).kind().equals(Holding.LEADER) ? OwnerText.ofParticipant(r.getData())
+                    : OwnerText.parse(r.getData());
+            owners.add(owner);
+            makers.add(new Holding.Owner(r.getStat().getEphemeralOwner(), owner.thread()));
+        }
         List<QueueSnapshot.Entry> entries = new ArrayList<>(present.size() + foreign.size());
         for (int i = 0; i < present.size(); i++) {
             QueueNode n = present.get(i);
-            OpResult.GetDataResult r = presentResults.get(i);
-            OwnerText owner = n.kind().equals(Holding.LEADER) ? OwnerText.ofParticipant(r.getData())
-                    : OwnerText.parse(r.getData());
-            entries.add(entry(n.name(), n.kind(), n.sequence(), r.getStat(), owner, holding[i]));
+            Stat stat = presentResults.get(i).getStat();
+            int from = holding[i] ? -1 : Holding.downgradedFrom(present, makers, i);
+            if (from >= 0) {
+                // A downgraded read hold: it holds, and its token is the write hold's.
+                entries.add(new QueueSnapshot.Entry(n.name(), n.kind(), n.sequence(),
+                        presentResults.get(from).getStat().getCzxid(), stat.getEphemeralOwner(),
+                        Instant.ofEpochMilli(stat.getCtime()), owners.get(i).host(), owners.get(i).pid(),
+                        owners.get(i).thread(), true));
+            } else {
+                entries.add(entry(n.name(), n.kind(), n.sequence(), stat, owners.get(i), holding[i]));
+            }
         }
         for (int i = 0; i < foreign.size(); i++) {
             if (results.get(1 + queue.size() + i) instanceof OpResult.GetDataResult r) {

@@ -179,17 +179,19 @@ public final class Observer {
          * is not reported either.
          */
         public void granted() {
-            if (!wait.grant(fencingToken)) {
-                state.set(State.ENDED);
-                return;
-            }
+            // The hold starts now, before the listeners told of the grant run (they may be slow).
+            long now = System.nanoTime();
             LockHoldEvent[] events = new LockHoldEvent[wait.flight.length];
             for (int i = 0; i < events.length; i++) {
                 events[i] = new LockHoldEvent();
                 events[i].begin();
             }
+            if (!wait.grant(fencingToken)) {
+                state.set(State.ENDED);
+                return;
+            }
             flight = events;
-            grantedNanos = System.nanoTime();
+            grantedNanos = now;
             if (!state.compareAndSet(State.PENDING, State.HELD) && state.compareAndSet(State.LOST_EARLY, State.ENDED)) {
                 reportLoss();
             }

@@ -117,7 +117,10 @@ public final class Leases {
         AtomicReference<Acquisition> current = new AtomicReference<>();
         Observer.Wait observed = host.queue().services().observer().started(host.observedAs(Holder.LEASE));
         user.whenComplete((lease, failure) -> {
-            observed.ended(WaitOutcome.ABANDONED); // nothing if granted or failed before
+            // Nothing if granted or failed before. A future ended by orTimeout (or completed with a
+            // TimeoutException by the caller) is a timeout; any other completion is an abandon.
+            observed.ended(failure instanceof java.util.concurrent.TimeoutException ? WaitOutcome.TIMED_OUT
+                    : WaitOutcome.ABANDONED);
             Acquisition a = current.get();
             if (a != null) {
                 a.abandon();

@@ -339,6 +339,28 @@ class ZkMultiLockTest {
         Await.until("both releases told", WAIT, () -> released.size() == 2);
     }
 
+    /** The Inspector reports a multi-lock's node in each of its directories, with the shared token. */
+    @Test
+    void inspectorSeesTheNodeInEveryDirectory() throws Exception {
+        ZkMultiLock multi = new ZkMultiLock(client, List.of("/ins/a", "/ins/b"));
+        ZkLease lease = multi.acquire();
+        CompletableFuture<ZkLease> waiter = new ZkMutex(other, "/ins/b").acquireAsync();
+        Await.until("the mutex waits", WAIT, () -> children("/ins/b").size() == 2);
+        for (String p : List.of("/ins/a", "/ins/b")) {
+            io.zkcoord.inspect.QueueSnapshot snapshot = io.zkcoord.inspect.Inspector.inspect(observer, p);
+            io.zkcoord.inspect.QueueSnapshot.Entry first = snapshot.entries().get(0);
+            assertEquals("multi", first.kind());
+            assertTrue(first.holding());
+            assertEquals(lease.fencingToken(), first.fencingToken());
+        }
+        io.zkcoord.inspect.QueueSnapshot b = io.zkcoord.inspect.Inspector.inspect(observer, "/ins/b");
+        assertEquals(2, b.entries().size());
+        assertEquals("lock", b.entries().get(1).kind());
+        assertFalse(b.entries().get(1).holding());
+        lease.release();
+        waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS).release();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static ZkClient client(String connect) {
