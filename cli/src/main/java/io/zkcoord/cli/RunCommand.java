@@ -102,6 +102,14 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private PrintWriter err;
+    /**
+     * Counted down once the lock is released and the client closed: a shutdown hook (zkcoord got
+     * SIGTERM) waits for it, or the JVM would halt before the release and the lock would stay held
+     * until the session timed out.
+     */
+    private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+    /** How long a shutdown waits for the release after the command stopped. */
+    private static final long RELEASE_ON_SHUTDOWN_SECONDS = 5;
 
     @Override
     public Integer call() throws Exception {
@@ -137,6 +145,7 @@ final class RunCommand implements Callable<Integer> {
             }
         } finally {
             timer.shutdownNow();
+            finished.countDown();
         }
     }
 
@@ -209,7 +218,14 @@ final class RunCommand implements Callable<Integer> {
             say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage() : m));
             return m.contains("error=2,") ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
         }
-        Thread forward = new Thread(() -> stop(process, "zkcoord was asked to stop"), "zkcoord-shutdown");
+        Thread forward = new Thread(() -> {
+            stop(process, "zkcoord was asked to stop");
+            try {
+                finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "zkcoord-shutdown");
         Runtime.getRuntime().addShutdownHook(forward);
         try {
             CompletableFuture.anyOf(process.onExit(), lost).join();
