@@ -1,0 +1,50 @@
+package io.zkcoord.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The short randomized nemesis run of the default build: a 3-server ensemble, 3 client processes each running
+ * every workload, every kind of fault for {@code nemesis.seconds} (default 45) seconds, then the final heal and
+ * the checks. Prints the seed and the table; give the seed back with {@code -Dnemesis.seed=...} to replay the
+ * schedule. The long runs are {@link NemesisSoakTest}.
+ */
+class NemesisTest {
+
+    /** Every recipe the toolkit has. */
+    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election");
+
+    @Test
+    @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void randomizedFaultsAgainstEveryRecipeBreakNoInvariant() throws Exception {
+        NemesisRun.Config config = new NemesisRun.Config(3, 3, WORKLOADS, Arrays.asList(Faults.Kind.values()),
+                Duration.ofSeconds(Long.getLong("nemesis.seconds", 45)), seed(), Duration.ofSeconds(3),
+                outDir());
+        NemesisRun.Outcome outcome = NemesisRun.run(config);
+        System.out.println(outcome.table());
+        assertEquals(List.of(), outcome.result().violations(), outcome.table());
+        for (String w : WORKLOADS) {
+            Checker.Stats s = outcome.result().stats().get(w);
+            assertTrue(s != null && s.grants > 0, w + " was never granted: " + outcome.table());
+        }
+        Map<String, long[]> faults = outcome.result().faults();
+        assertTrue(faults.size() >= 4, "too few kinds of fault were injected: " + outcome.table());
+    }
+
+    static long seed() {
+        Long given = Long.getLong("nemesis.seed");
+        return given != null ? given : System.nanoTime() & 0xffffffffL;
+    }
+
+    static Path outDir() {
+        return Path.of(System.getProperty("nemesis.dir", "target/nemesis"));
+    }
+}
