@@ -121,6 +121,9 @@ final class History {
     static List<Event> read(List<Path> files) throws IOException {
         List<Event> events = new ArrayList<>();
         for (Path file : files) {
+            if (!Files.exists(file)) {
+                continue; // a process killed before it wrote anything
+            }
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                 if (line.isBlank()) {
                     continue;

@@ -162,8 +162,8 @@ final class NemesisRun {
         for (String w : workloads) {
             createIfMissing(zk, BASE + "/" + w, new byte[0]);
             createIfMissing(zk, BASE + "/" + w + "/register", Register.initial());
+            // the recipes create their directories (a semaphore's carries its permit count)
             String holdDir = BASE + "/" + w + (w.equals("election") ? "/election" : "/lock");
-            createIfMissing(zk, holdDir, new byte[0]);
             if (!w.equals("unlocked")) {
                 holdDirs.add(holdDir);
             }
@@ -186,7 +186,8 @@ final class NemesisRun {
     private static int children(ZooKeeper zk, String dir) {
         try {
             CompletableFuture<Integer> n = new CompletableFuture<>();
-            zk.getChildren(dir, false, (rc, path, ctx, names) -> n.complete(names == null ? -1 : names.size()), null);
+            zk.getChildren(dir, false, (rc, path, ctx, names) -> n.complete(names != null ? names.size()
+                    : rc == KeeperException.Code.NONODE.intValue() ? 0 : -1), null);
             return n.get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             return -1;
