@@ -95,12 +95,17 @@ final class LockWorkload extends Workload {
         }
         try {
             int writes = mode.equals("exclusive") || mode.equals("write") ? 1 + random.nextInt(3) : 0;
+            if (dataClient != null) {
+                writes = 4; // unfenced: the hold is mostly waits each followed by a write, so a pause hits one
+            }
             for (int i = 0; i < writes && !stopping(); i++) {
                 pace(10, 80);
                 Register.increment(dataClient != null ? dataClient.zooKeeper() : client.zooKeeper(), history, name,
                         register, token, session, guard(), lease);
             }
-            pace(10, 100);
+            if (dataClient == null) {
+                pace(10, 100);
+            }
         } finally {
             history.record(name, "invoke", "release", lockPath, token, session, mode);
             if (lease != null) {
