@@ -1,6 +1,8 @@
 package io.zkcoord;
 
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.Observer;
+import io.zkcoord.observe.CoordinationListener;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.retry.ZkCall;
 import io.zkcoord.time.Clock;
@@ -49,7 +51,8 @@ import org.apache.zookeeper.data.ACL;
  * {@link ConnectionListener}s run on one library thread, in order; whatever one throws (any
  * {@link Throwable}) is logged and the others are still told. User code the recipes run (loss
  * listeners, completions of the futures they return) runs on a library thread of its own, never on
- * ZooKeeper's.
+ * ZooKeeper's. {@link CoordinationListener}s see every recipe's waits and holds (metrics, Flight
+ * Recorder); that interface says on which threads.
  *
  * <h2>Thread-safety</h2>
  * Thread-safe. The session lifecycle is one state machine ({@code SessionLifecycle}) whose
@@ -71,9 +74,11 @@ public final class ZkClient implements AutoCloseable {
     private ZkClient(ClientSettings settings) {
         this.settings = settings;
         this.lifecycle = new SessionLifecycle(settings, "zkcoord-" + CLIENT_IDS.incrementAndGet());
+        Observer observer = new Observer(lifecycle.name(), lifecycle::runCallback);
+        lifecycle.addListener(observer::sessionStateChanged);
         this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
                 lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot(),
-                () -> lifecycle.state() != null && lifecycle.state().isConnected());
+                () -> lifecycle.state() != null && lifecycle.state().isConnected(), observer);
     }
 
     /** @return a builder with the defaults documented on each of its methods */
@@ -228,6 +233,28 @@ public final class ZkClient implements AutoCloseable {
     /** Removes a listener; does nothing if it was not added. */
     public void removeConnectionListener(ConnectionListener listener) {
         lifecycle.removeListener(listener);
+    }
+
+    /**
+     * Adds a listener that sees the waits and holds of every recipe made on this client, and its
+     * session's later state changes (see {@link CoordinationListener} for what is reported and on
+     * which threads). Whatever it throws is logged and ignored. May be added before or after
+     * recipes are made; an acquisition already under way when it is added may be reported in part.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     * @throws IllegalStateException if the client is closed
+     */
+    public void addCoordinationListener(CoordinationListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener is null");
+        }
+        ensureOpen();
+        services.observer().add(listener);
+    }
+
+    /** Removes a coordination listener; does nothing if it was not added. */
+    public void removeCoordinationListener(CoordinationListener listener) {
+        services.observer().remove(listener);
     }
 
     /** @return true once {@link #close()} has been called */

@@ -108,6 +108,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private final InOrder events;
     private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionListener connection = this::connectionChanged;
+    /** Touched only by tasks run by {@link #events}. */
+    private final LeadershipObservation observation;
 
     // Guarded by this.
     private Phase phase = Phase.NEW;
@@ -147,6 +149,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         this.data = id;
         this.queue = new QueueDirectory(client, path);
         this.events = new InOrder(services.userCallbacks());
+        this.observation = new LeadershipObservation(services.observer(), this.path);
     }
 
     /**
@@ -163,6 +166,7 @@ public final class ZkLeaderElection implements AutoCloseable {
             client.addConnectionListener(connection);
             phase = Phase.WAITING;
             join();
+            events.execute(observation::waiting);
         }
     }
 
@@ -316,11 +320,13 @@ public final class ZkLeaderElection implements AutoCloseable {
             if (wasLeading) {
                 revokedNow(held.czxid(), RevokeReason.CLOSED);
             }
+            observation.closed();
         } else {
             CompletableFuture<Void> told = new CompletableFuture<>();
             if (wasLeading) {
                 tellRevoked(held.czxid(), RevokeReason.CLOSED);
             }
+            events.execute(observation::closed);
             events.execute(() -> told.complete(null));
             try {
                 told.get(CLOSE_LISTENER_WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -429,6 +435,7 @@ public final class ZkLeaderElection implements AutoCloseable {
             if (!toldElected && !closedByListener) {
                 toldElected = true;
                 toldEpoch = epoch;
+                observation.elected(epoch);
                 for (LeadershipListener l : listeners) {
                     call(l, x -> x.elected(epoch));
                 }
@@ -444,6 +451,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     private void revokedNow(long epoch, RevokeReason reason) {
         if (toldElected) {
             toldElected = false;
+            observation.revoked(reason);
             for (LeadershipListener l : listeners) {
                 call(l, x -> x.revoked(epoch, reason));
             }

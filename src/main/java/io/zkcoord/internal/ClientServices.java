@@ -31,6 +31,7 @@ public final class ClientServices {
     private final Supplier<Boolean> closed;
     private final String chroot;
     private final Supplier<Boolean> connected;
+    private final Observer observer;
 
     /**
      * @param name the client's name, for thread names and messages
@@ -43,9 +44,11 @@ public final class ClientServices {
      * @param closed whether the client is closed
      * @param chroot the connect string's chroot, or empty
      * @param connected whether the client is connected now (CONNECTED or RECONNECTED)
+     * @param observer reports the recipes' waits and holds
      */
     public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session, ScheduledExecutorService scheduler,
-            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected) {
+            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected,
+            Observer observer) {
         this.name = name;
         this.session = session;
         this.scheduler = scheduler;
@@ -55,6 +58,7 @@ public final class ClientServices {
         this.closed = closed;
         this.chroot = chroot;
         this.connected = connected;
+        this.observer = observer;
     }
 
     /** Called once, by {@link ZkClient}'s class initialiser. */
@@ -109,6 +113,11 @@ public final class ClientServices {
     /** @return the connect string's chroot ({@code /app}), or empty */
     public String chroot() {
         return chroot;
+    }
+
+    /** @return where the recipes report their waits and holds */
+    public Observer observer() {
+        return observer;
     }
 
     public String name() {

@@ -1,7 +1,9 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.ZkSession;
+import io.zkcoord.internal.Observer;
 import io.zkcoord.queue.QueueNode;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -15,10 +17,14 @@ import java.util.concurrent.atomic.AtomicReference;
 final class Hold {
 
     final ZkSession session;
-    /** Full path of the node that holds the lock. */
+    /** Full path of the node that holds the lock (the first, for a multi-lock). */
     final String nodePath;
+    /** Every node of the hold: one, or one per path of a multi-lock. */
+    final List<String> nodePaths;
     final QueueNode node;
     final long fencingToken;
+    /** Reports the hold to the client's coordination listeners and Flight Recorder. */
+    final Observer.Held observed;
 
     /** Reentrant count. Owner thread only. */
     int count = 1;
@@ -39,11 +45,13 @@ final class Hold {
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
-    Hold(ZkSession session, String nodePath, QueueNode node, long fencingToken) {
+    Hold(ZkSession session, List<String> nodePaths, QueueNode node, long fencingToken, Observer.Held observed) {
         this.session = session;
-        this.nodePath = nodePath;
+        this.nodePaths = List.copyOf(nodePaths);
+        this.nodePath = this.nodePaths.get(0);
         this.node = node;
         this.fencingToken = fencingToken;
+        this.observed = observed;
     }
 
     void lossHook(Runnable cancel) {

@@ -2,6 +2,10 @@ package io.zkcoord.lock;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.Observer;
+import io.zkcoord.observe.CoordinationEvent;
+import io.zkcoord.observe.Holder;
+import io.zkcoord.observe.Recipe;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.Leases;
@@ -10,6 +14,7 @@ import io.zkcoord.queue.QueueDirectory;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.QueueRule;
+import io.zkcoord.queue.QueueSet;
 import io.zkcoord.queue.Turn;
 import io.zkcoord.queue.Waits;
 import java.util.ArrayList;
@@ -40,8 +45,13 @@ final class LockEngine implements QueueLease.Host {
     private final ClientServices services;
     private final String path;
     private final NodeKind kind;
+    /** Every directory of the lock (one, except for a multi-lock). */
+    private final QueueSet queues;
+    /** The first (for a mutex or a read/write side, the only) directory. */
     private final QueueDirectory queue;
     private final Leases leases;
+    /** The recipe this engine runs, as coordination listeners see it. */
+    private final Recipe recipe;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
     /** The public lock, passed to loss listeners. Set once, before any use. */
@@ -50,14 +60,30 @@ final class LockEngine implements QueueLease.Host {
     private LockEngine partner;
 
     LockEngine(ZkClient client, String path, NodeKind kind) {
+        this(client, List.of(QueuePaths.validate(path)), kind);
+    }
+
+    /** @param paths the lock's directories, validated, no two alike (several for a multi-lock) */
+    LockEngine(ZkClient client, List<String> paths, NodeKind kind) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = paths.get(0);
         this.kind = kind;
-        this.queue = new QueueDirectory(client, path);
+        List<QueueDirectory> dirs = new ArrayList<>(paths.size());
+        for (String p : paths) {
+            dirs.add(new QueueDirectory(client, p));
+        }
+        this.queues = QueueSet.of(dirs);
+        this.queue = queues.first();
+        this.recipe = switch (kind) {
+            case LOCK -> Recipe.MUTEX;
+            case READ -> Recipe.READ;
+            case WRITE -> Recipe.WRITE;
+            case MULTI -> Recipe.MULTI;
+        };
         this.leases = new Leases(this, kind.prefix(), LockRule.INSTANCE, this::openForLeases);
     }
 
@@ -79,8 +105,8 @@ final class LockEngine implements QueueLease.Host {
     }
 
     @Override
-    public QueueDirectory queue() {
-        return queue;
+    public QueueSet queue() {
+        return queues;
     }
 
     // ------------------------------------------------------------------ thread holds
@@ -114,11 +140,27 @@ final class LockEngine implements QueueLease.Host {
         }
         // A thread holding the write lock takes the read lock at once (downgrade).
         Hold downgradeFrom = kind == NodeKind.READ && partner.isHeldBy(me) ? partner.holds.get(me) : null;
+        Observer.Wait observed = services.observer().started(observedAs(Holder.THREAD));
+        try {
+            if (queueUntilHeld(me, downgradeFrom, timeoutNanos, interruptible, observed)) {
+                return true;
+            }
+            observed.timedOut();
+            return false;
+        } catch (Throwable t) {
+            observed.failed(t);
+            throw t;
+        }
+    }
+
+    /** The queueing loop of {@link #acquire}: true once held, false when the time ran out. */
+    private boolean queueUntilHeld(Thread me, Hold downgradeFrom, long timeoutNanos, boolean interruptible,
+            Observer.Wait observed) throws InterruptedException {
         boolean oneLook = timeoutNanos <= 0;
         long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
         for (;;) {
             boolean downgrade = downgradeFrom != null && !downgradeFrom.isLost();
-            Acquisition acquisition = queue.acquire(kind.prefix(), downgrade ? HELD_AT_ONCE : LockRule.INSTANCE,
+            Acquisition acquisition = queues.acquire(kind.prefix(), downgrade ? HELD_AT_ONCE : LockRule.INSTANCE,
                     oneLook && !downgrade);
             long wait = timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime();
             Grant grant = Waits.await(acquisition, wait, interruptible, this::unwanted);
@@ -135,7 +177,7 @@ final class LockEngine implements QueueLease.Host {
             // A downgraded read carries the write hold's token: its own node was created after
             // any writer queued behind the write node, so its czxid would exceed that writer's
             // token, and the resource would refuse the writer once the read hold had written.
-            if (grant(me, grant, downgrade ? downgradeFrom.fencingToken : grant.czxid())) {
+            if (grant(me, grant, downgrade ? downgradeFrom.fencingToken : grant.czxid(), observed)) {
                 return true;
             }
             // Granted on a session that ended at that moment: the node went with it; queue again.
@@ -149,7 +191,7 @@ final class LockEngine implements QueueLease.Host {
 
     /** A grant nobody will use (interrupted caller, downgrade refused): its node goes in the background. */
     private void unwanted(Grant grant) {
-        queue.deleteInBackground(grant.session(), grant.path());
+        queues.deleteInBackground(grant.session(), grant.paths());
     }
 
     /**
@@ -158,8 +200,8 @@ final class LockEngine implements QueueLease.Host {
      *
      * @return true if the thread now holds the lock
      */
-    private boolean grant(Thread me, Grant grant, long fencingToken) {
-        Hold hold = new Hold(grant.session(), grant.path(), grant.node(), fencingToken);
+    private boolean grant(Thread me, Grant grant, long fencingToken, Observer.Wait observed) {
+        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken, observed.granting(fencingToken));
         hold.lossHook(grant.session().onEnd(() -> lost(hold)));
         // A handle that stopped (expired, not yet reported by the client) grants nothing.
         if (!grant.session().isAlive() || !hold.grant()) {
@@ -167,6 +209,7 @@ final class LockEngine implements QueueLease.Host {
             return false;
         }
         holds.put(me, hold);
+        hold.observed.granted();
         if (log.isDebugEnabled()) {
             log.debug("{} holds {} with {} (token {})", me.getName(), describe(), grant.path(), fencingToken);
         }
@@ -178,6 +221,7 @@ final class LockEngine implements QueueLease.Host {
         if (!hold.markLost()) {
             return;
         }
+        hold.observed.lost();
         log.warn("hold of {} with {} (token {}) lost: its session {} ended", describe(), hold.nodePath,
                 hold.fencingToken, hold.session);
         reportLoss(hold.fencingToken, () -> { });
@@ -213,6 +257,7 @@ final class LockEngine implements QueueLease.Host {
         }
         holds.remove(me);
         hold.cancelLossHook();
+        hold.observed.released();
         if (hold.isLost()) {
             log.warn("{} released {} whose hold (token {}) was already lost; nothing to delete", me.getName(),
                     describe(), hold.fencingToken);
@@ -230,12 +275,11 @@ final class LockEngine implements QueueLease.Host {
                 return;
             }
         }
-        List<String> nodes = new ArrayList<>(2);
-        nodes.add(hold.nodePath);
+        List<String> nodes = new ArrayList<>(hold.nodePaths);
         if (hold.trailingNode != null) {
             nodes.add(hold.trailingNode);
         }
-        Waits.uninterruptibly(queue.release(hold.session, nodes));
+        Waits.uninterruptibly(queues.release(hold.session, nodes));
     }
 
     /**
@@ -267,7 +311,7 @@ final class LockEngine implements QueueLease.Host {
             throw new io.zkcoord.LockLostException("the hold of " + describe() + " with " + hold.nodePath
                     + " was lost with its session; nothing applied");
         }
-        return io.zkcoord.queue.GuardedCommit.commit(hold.session, List.of(hold.nodePath), ops);
+        return io.zkcoord.queue.GuardedCommit.commit(hold.session, hold.nodePaths, ops);
     }
 
     boolean isHeldByCurrentThread() {
@@ -309,8 +353,21 @@ final class LockEngine implements QueueLease.Host {
         }
     }
 
+    /** What coordination listeners are told a wait or hold of this lock is of (a multi-lock: every path). */
+    @Override
+    public CoordinationEvent observedAs(Holder holder) {
+        return new CoordinationEvent(recipe, queues.paths(), holder);
+    }
+
     @Override
     public String describe() {
-        return (kind == NodeKind.LOCK ? "mutex " : kind.prefix() + " lock ") + path;
+        switch (kind) {
+            case LOCK:
+                return "mutex " + path;
+            case MULTI:
+                return "multi-lock " + queues;
+            default:
+                return kind.prefix() + " lock " + path;
+        }
     }
 }

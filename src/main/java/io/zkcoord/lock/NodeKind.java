@@ -11,7 +11,9 @@ enum NodeKind {
     /** A read-lock holder or waiter: shares with other reads. */
     READ("read", true),
     /** A write-lock holder or waiter: exclusive. */
-    WRITE("write", false);
+    WRITE("write", false),
+    /** A {@link ZkMultiLock} holder or waiter, one node in each of its paths: exclusive. */
+    MULTI("multi", false);
 
     private final String prefix;
     private final boolean shared;

@@ -88,7 +88,10 @@ public final class Acquisition {
         }
     }
 
+    private final QueueSet queues;
+    /** The first directory: its client's services, its scheduler, its guard. */
     private final QueueDirectory queue;
+    /** The directories, for messages. */
     private final String dir;
     private final String kind;
     private final QueueRule rule;
@@ -113,9 +116,9 @@ public final class Acquisition {
     /** The node watched now, and our watcher on it; null when not watching. */
     private String watchedPath;
     private StepWatcher watcher;
-    /** Our node, once known. */
-    private String ownPath;
-    private QueueNode own;
+    /** Our nodes, one per directory in the set's order, once known; null before. */
+    private List<String> ownPaths;
+    private List<QueueNode> owns;
     private long czxid;
     /** True if the reply being decided on came from a read that armed a watch of the queue. */
     private boolean queueWatched;
@@ -131,9 +134,10 @@ public final class Acquisition {
     private int retries;
     private long failingSince;
 
-    Acquisition(QueueDirectory queue, String kind, QueueRule rule, boolean oneLook, byte[] data) {
-        this.queue = queue;
-        this.dir = queue.path();
+    Acquisition(QueueSet queues, String kind, QueueRule rule, boolean oneLook, byte[] data) {
+        this.queues = queues;
+        this.queue = queues.first();
+        this.dir = queues.toString();
         this.kind = kind;
         this.rule = rule;
         this.oneLook = oneLook;
@@ -240,8 +244,8 @@ public final class Acquisition {
         session = live;
         retries = 0; // a new session starts its retry budget afresh
         prefix = QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
-        own = null;
-        ownPath = null;
+        owns = null;
+        ownPaths = null;
         createUnsettled = false;
         createInFlight = false;
         queueWatched = false;
@@ -263,8 +267,7 @@ public final class Acquisition {
         ZkSession in = session;
         String attempt = prefix;
         try {
-            in.zooKeeper().create(dir + "/" + attempt, data, queue.services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                    (rc, path, ctx, name, stat) -> created(s, in, attempt, Code.get(rc), name, stat), null);
+            queues.create(in, attempt, data, (code, paths, czxid) -> created(s, in, attempt, code, paths, czxid));
             // Pipelined: answered after the create, and sees its node.
             readChildren(in, null, s, false);
         } catch (RuntimeException e) {
@@ -273,7 +276,7 @@ public final class Acquisition {
     }
 
     /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
-    private synchronized void created(int s, ZkSession in, String attempt, Code code, String name, Stat stat) {
+    private synchronized void created(int s, ZkSession in, String attempt, Code code, List<String> paths, long czxid) {
         if (attempt.equals(prefix)) {
             createInFlight = false;
         }
@@ -281,9 +284,9 @@ public final class Acquisition {
         if (!current) {
             CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
             if (code == Code.OK && in.isAlive()) {
-                cleaning = queue.deleteInBackground(in, name); // made for an attempt nobody waits for any more
+                cleaning = queues.deleteInBackground(in, paths); // made for an attempt nobody waits for any more
             } else if (Requests.outcomeUnknown(code) && state.terminal()) {
-                cleaning = queue.forgetAttempt(in, attempt);
+                cleaning = queues.forgetAttempt(in, attempt);
             }
             if (state.terminal() && attempt.equals(prefix)) {
                 cleaning.whenComplete((v, e) -> cleanedUp.complete(null));
@@ -293,12 +296,12 @@ public final class Acquisition {
         switch (code) {
             case OK:
                 createUnsettled = false;
-                adopt(name, stat);
+                adopt(paths, czxid);
                 return; // the pipelined read comes next
             case NONODE:
                 createUnsettled = false;
                 int s2 = ++step;
-                queue.createDirectory(in).whenComplete((v, failure) -> {
+                queues.createDirectories(in).whenComplete((v, failure) -> {
                     synchronized (this) {
                         if (s2 != step) {
                             return;
@@ -329,11 +332,15 @@ public final class Acquisition {
         }
     }
 
-    private void adopt(String path, Stat stat) {
-        ownPath = path;
-        own = QueueNode.parse(path.substring(dir.length() + 1))
-                .orElseThrow(() -> new IllegalStateException("unexpected node name " + path));
-        czxid = stat.getCzxid();
+    private void adopt(List<String> paths, long czxid) {
+        List<QueueNode> nodes = new java.util.ArrayList<>(paths.size());
+        for (String path : paths) {
+            nodes.add(QueueNode.parse(path.substring(path.lastIndexOf('/') + 1))
+                    .orElseThrow(() -> new IllegalStateException("unexpected node name " + path)));
+        }
+        ownPaths = List.copyOf(paths);
+        owns = List.copyOf(nodes);
+        this.czxid = czxid;
     }
 
     // ------------------------------------------------------------------ 3. recover a lost create reply
@@ -347,14 +354,17 @@ public final class Acquisition {
         int s = ++step;
         ZkSession in = session;
         String attempt = prefix;
-        Requests.syncedChildren(in, dir).thenCompose(children -> {
-            for (String name : children) {
-                if (name.startsWith(attempt)) {
-                    String path = dir + "/" + name;
-                    return Requests.exists(in, path).thenApply(stat -> new Found(children, path, stat));
-                }
+        queues.syncedRead(in).thenCompose(children -> {
+            // One transaction made every node of the attempt, or none: found in one directory,
+            // found in all.
+            List<String> paths = queues.find(children, attempt);
+            if (paths.size() == queues.size()) {
+                return Requests.exists(in, paths.get(0)).thenApply(stat -> new Found(children, paths, stat));
             }
-            return CompletableFuture.completedFuture(new Found(children, null, null));
+            if (!paths.isEmpty()) {
+                log.warn("nodes {} of attempt {} are not in every directory of {}", paths, attempt, dir);
+            }
+            return CompletableFuture.completedFuture(new Found(children, paths, null));
         }).whenComplete((found, failure) -> {
             synchronized (this) {
                 if (s != step || state.terminal()) {
@@ -365,13 +375,13 @@ public final class Acquisition {
                 } else if (found.stat == null) {
                     sendCreate(); // the lost create never happened
                 } else if (found.stat.getEphemeralOwner() != in.id()) {
-                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.path,
+                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths,
                             Long.toHexString(found.stat.getEphemeralOwner()));
                     sendCreate();
                 } else {
-                    log.info("recovered node {} after a lost create reply", found.path);
+                    log.info("recovered node {} after a lost create reply", found.paths);
                     createUnsettled = false;
-                    adopt(found.path, found.stat);
+                    adopt(found.paths, found.stat.getCzxid());
                     if (queue.guard() != null) {
                         readQueue(); // the directory's settings are checked on a read that shows its czxid
                     } else {
@@ -382,7 +392,7 @@ public final class Acquisition {
         });
     }
 
-    private record Found(List<String> children, String path, Stat stat) {
+    private record Found(List<List<String>> children, List<String> paths, Stat stat) {
     }
 
     // ------------------------------------------------------------------ 4. decide
@@ -400,32 +410,25 @@ public final class Acquisition {
     }
 
     /**
-     * Sends {@code getChildren(dir)}, with {@code watcher} if not null; with the directory's stat
-     * when the directory has a guard (its czxid tells whether it is the one validated).
+     * Reads every queue ({@code getChildren}, or one {@code multi} of them), with {@code watcher}
+     * if not null; with the directory's stat when the directory has a guard (its czxid tells
+     * whether it is the one validated).
      */
     private void readChildren(ZkSession in, Watcher watcher, int s, boolean armsQueueWatch) {
-        QueueDirectory.DirectoryGuard guard = queue.guard();
-        if (guard == null) {
-            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) -> {
-                queueWatchArmed(s, armsQueueWatch, rc);
-                read(s, Code.get(rc), children, 0);
-            }, null);
-        } else {
-            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
-                queueWatchArmed(s, armsQueueWatch, rc);
-                read(s, Code.get(rc), children, stat == null ? 0 : stat.getCzxid());
-            }, null);
-        }
+        queues.read(in, watcher, queue.guard() != null, (code, children, dirCzxid) -> {
+            queueWatchArmed(s, armsQueueWatch, code);
+            read(s, code, children, dirCzxid);
+        });
     }
 
-    private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, int rc) {
-        if (armsQueueWatch && s == step && !state.terminal() && Code.get(rc) == Code.OK) {
+    private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, Code code) {
+        if (armsQueueWatch && s == step && !state.terminal() && code == Code.OK) {
             queueWatched = true;
         }
     }
 
-    private synchronized void read(int s, Code code, List<String> children, long dirCzxid) {
-        if (s != step || state.terminal() || own == null) {
+    private synchronized void read(int s, Code code, List<List<String>> children, long dirCzxid) {
+        if (s != step || state.terminal() || owns == null) {
             return; // stale, or the pipelined read of a create that failed
         }
         switch (code) {
@@ -438,7 +441,7 @@ public final class Acquisition {
                 }
                 return;
             case NONODE:
-                decide(List.of()); // the directory is gone, and our node with it
+                decide(List.of(List.of())); // the (one) directory is gone, and our node with it
                 return;
             case SESSIONEXPIRED:
                 awaitSessionEnd();
@@ -453,7 +456,7 @@ public final class Acquisition {
     }
 
     /** The directory is not the one last validated: validate it (one read), then decide. */
-    private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<String> children) {
+    private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<List<String>> children) {
         // A watch the read armed belongs to the step this validation ends: read (and arm) again
         // after it rather than wait on a watch whose events would be taken for stale.
         boolean armed = queueWatched;
@@ -476,24 +479,27 @@ public final class Acquisition {
         });
     }
 
-    private void decide(List<String> children) {
+    private void decide(List<List<String>> children) {
         retries = 0;
         looked = true;
         boolean armed = queueWatched; // true only for the read that armed a watch of the queue
         queueWatched = false;
-        List<QueueNode> queueNow = QueueNode.queue(children);
-        Turn turn = rule.decide(queueNow, own);
+        List<List<QueueNode>> queuesNow = new java.util.ArrayList<>(children.size());
+        children.forEach(c -> queuesNow.add(QueueNode.queue(c)));
+        EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
+        Turn turn = answer.turn();
         if (turn instanceof Turn.Held) {
             // A node behind ours may have read the queue while ours still waited, and watch it:
             // tell it (if the rule asks) unless ours is the last node of this very read.
-            int position = QueueRule.positionOf(queueNow, own);
-            successorMayWatch = position >= 0 && position < queueNow.size() - 1;
+            List<QueueNode> firstQueue = queuesNow.get(0);
+            int position = QueueRule.positionOf(firstQueue, owns.get(0));
+            successorMayWatch = position >= 0 && position < firstQueue.size() - 1;
             grant();
         } else if (turn instanceof Turn.Watch watch) {
             if (oneLook) {
                 end(State.ABANDONED, null);
             } else {
-                watch(watch);
+                watch(queues.get(answer.queue()).path(), watch);
             }
         } else if (turn instanceof Turn.WatchQueue) {
             if (oneLook) {
@@ -504,10 +510,14 @@ public final class Acquisition {
                 watchQueue();
             }
         } else {
-            // Our node is gone (deleted by hand, or its session ended unseen): queue again.
-            log.info("node {} left the queue while waiting; queueing again", ownPath);
-            own = null;
-            ownPath = null;
+            // Our node is gone (deleted by hand, or its session ended unseen): queue again, after
+            // deleting the nodes of this attempt that other directories may still hold.
+            log.info("node {} left the queue while waiting; queueing again", ownPaths.get(answer.queue()));
+            if (ownPaths.size() > 1 && session.isAlive()) {
+                queues.deleteInBackground(session, ownPaths);
+            }
+            owns = null;
+            ownPaths = null;
             cancelSessionHook.run();
             awaitSession();
         }
@@ -515,11 +525,11 @@ public final class Acquisition {
 
     // ------------------------------------------------------------------ 5. watch
 
-    private void watch(Turn.Watch watch) {
+    private void watch(String watchedDir, Turn.Watch watch) {
         dropWatch();
         state = State.WATCHING;
         int s = ++step;
-        String watched = dir + "/" + watch.node().name();
+        String watched = watchedDir + "/" + watch.node().name();
         StepWatcher watcher = new StepWatcher(this, s, watch.heldWhenGone(), false);
         this.watchedPath = watched;
         this.watcher = watcher;
@@ -656,9 +666,9 @@ public final class Acquisition {
         ++step;
         cancelSessionHook.run();
         if (successorMayWatch && rule.announcesPromotion()) {
-            queue.announceInBackground(session, ownPath, data);
+            queue.announceInBackground(session, ownPaths.get(0), data);
         }
-        result.complete(new Grant(session, ownPath, own, czxid));
+        result.complete(new Grant(session, ownPaths, owns.get(0), czxid));
     }
 
     /** Session-end hook: the node went with the session; queue again in the next. */
@@ -666,8 +676,8 @@ public final class Acquisition {
         if (state.terminal() || session != ended) {
             return;
         }
-        own = null;
-        ownPath = null;
+        owns = null;
+        ownPaths = null;
         createUnsettled = false;
         watchedPath = null; // went with the session
         watcher = null;
@@ -690,12 +700,12 @@ public final class Acquisition {
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
-            if (ownPath != null) {
-                cleaning = queue.deleteInBackground(session, ownPath);
+            if (ownPaths != null) {
+                cleaning = queues.deleteInBackground(session, ownPaths);
             } else if (createUnsettled && !createInFlight) {
                 // Not waiting for a create's reply (that reply deletes its node): a create whose
                 // reply was lost may have made a node; find it by its attempt id.
-                cleaning = queue.forgetAttempt(session, prefix);
+                cleaning = queues.forgetAttempt(session, prefix);
             } else if (createInFlight) {
                 cleaning = null; // the create's reply deletes its node and completes cleanedUp
             }
@@ -756,6 +766,6 @@ public final class Acquisition {
 
     @Override
     public synchronized String toString() {
-        return "Acquisition[" + dir + ", " + kind + ", " + state + (ownPath == null ? "" : ", " + ownPath) + "]";
+        return "Acquisition[" + dir + ", " + kind + ", " + state + (ownPaths == null ? "" : ", " + ownPaths) + "]";
     }
 }

@@ -1,14 +1,28 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.ZkSession;
+import java.util.List;
 
 /**
- * A node of ours that holds: what an {@link Acquisition} ends with.
+ * The nodes of ours that hold: what an {@link Acquisition} ends with. One node for every recipe;
+ * one per directory, made in one transaction, for a multi-lock.
  *
- * @param session the session the node belongs to; the hold ends with it
- * @param path the node's full path
- * @param node its parsed name
- * @param czxid the zxid of its creation: the fencing token
+ * @param session the session the nodes belong to; the hold ends with it
+ * @param paths the nodes' full paths, in the order of the {@link QueueSet}'s directories
+ * @param node the first node's parsed name
+ * @param czxid the zxid of their creation: the fencing token
  */
-public record Grant(ZkSession session, String path, QueueNode node, long czxid) {
+public record Grant(ZkSession session, List<String> paths, QueueNode node, long czxid) {
+
+    public Grant {
+        paths = List.copyOf(paths);
+        if (paths.isEmpty()) {
+            throw new IllegalArgumentException("a grant has at least one node");
+        }
+    }
+
+    /** @return the first node's full path (the only one, except for a multi-lock) */
+    public String path() {
+        return paths.get(0);
+    }
 }

@@ -1,6 +1,9 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.ZkLease;
+import io.zkcoord.internal.Observer;
+import io.zkcoord.observe.Holder;
+import io.zkcoord.observe.WaitOutcome;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -49,6 +52,21 @@ public final class Leases {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring " + host.describe());
         }
+        Observer.Wait observed = host.queue().services().observer().started(host.observedAs(Holder.LEASE));
+        try {
+            Optional<ZkLease> lease = queueUntilHeld(timeoutNanos, observed);
+            if (lease.isEmpty()) {
+                observed.timedOut();
+            }
+            return lease;
+        } catch (Throwable t) {
+            observed.failed(t);
+            throw t;
+        }
+    }
+
+    /** The queueing loop of {@link #acquire}: the lease, or empty when the time ran out. */
+    private Optional<ZkLease> queueUntilHeld(long timeoutNanos, Observer.Wait observed) throws InterruptedException {
         boolean oneLook = timeoutNanos <= 0;
         long deadline = System.nanoTime() + (oneLook ? Waits.ONE_LOOK_NANOS : Math.min(timeoutNanos, Waits.FOREVER));
         if (!awaitBefore(timeoutNanos >= Waits.FOREVER ? Waits.FOREVER : deadline - System.nanoTime())) {
@@ -61,7 +79,7 @@ public final class Leases {
             if (grant == null) {
                 return Optional.empty();
             }
-            QueueLease lease = new QueueLease(host, grant);
+            QueueLease lease = new QueueLease(host, grant, observed.granting(grant.czxid()));
             if (lease.grant()) {
                 return Optional.of(lease);
             }
@@ -97,7 +115,9 @@ public final class Leases {
     public CompletableFuture<ZkLease> acquireAsync() {
         CompletableFuture<ZkLease> user = new CompletableFuture<>();
         AtomicReference<Acquisition> current = new AtomicReference<>();
+        Observer.Wait observed = host.queue().services().observer().started(host.observedAs(Holder.LEASE));
         user.whenComplete((lease, failure) -> {
+            observed.ended(WaitOutcome.ABANDONED); // nothing if granted or failed before
             Acquisition a = current.get();
             if (a != null) {
                 a.abandon();
@@ -105,15 +125,18 @@ public final class Leases {
         });
         before.get().whenComplete((v, failure) -> {
             if (failure != null) {
-                host.queue().services().userCallbacks().execute(() -> user.completeExceptionally(Waits.rethrow(failure)));
+                host.queue().services().userCallbacks().execute(() -> {
+                    observed.ended(WaitOutcome.FAILED);
+                    user.completeExceptionally(Waits.rethrow(failure));
+                });
             } else {
-                start(user, current);
+                start(user, current, observed);
             }
         });
         return user;
     }
 
-    private void start(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current) {
+    private void start(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current, Observer.Wait observed) {
         if (user.isDone()) {
             return;
         }
@@ -128,12 +151,14 @@ public final class Leases {
                 // Told once its node (if any) is gone, or after a second: the failure is final either way.
                 RuntimeException cause = Waits.rethrow(failure);
                 acquisition.cleanedUp().copy().completeOnTimeout(null, 1, java.util.concurrent.TimeUnit.SECONDS)
-                        .whenComplete((v, e) -> host.queue().services().userCallbacks()
-                                .execute(() -> user.completeExceptionally(cause)));
+                        .whenComplete((v, e) -> host.queue().services().userCallbacks().execute(() -> {
+                            observed.ended(WaitOutcome.FAILED);
+                            user.completeExceptionally(cause);
+                        }));
             } else if (grant != null) {
-                QueueLease lease = new QueueLease(host, grant);
+                QueueLease lease = new QueueLease(host, grant, observed.granting(grant.czxid()));
                 if (!lease.grant()) {
-                    start(user, current); // the session ended at that moment: queue again
+                    start(user, current, observed); // the session ended at that moment: queue again
                 } else if (!user.complete(lease)) {
                     lease.releaseInBackground(); // the future was completed otherwise meanwhile
                 }
@@ -144,6 +169,6 @@ public final class Leases {
 
     /** A grant nobody will use (interrupted caller): its node goes in the background. */
     private void unwanted(Grant grant) {
-        host.queue().deleteInBackground(grant.session(), grant.path());
+        host.queue().deleteInBackground(grant.session(), grant.paths());
     }
 }

@@ -44,6 +44,8 @@ public final class QueueDirectory {
     private final byte[] dirData;
     /** Checks the directory's settings when it is (re)created; null for recipes that have none. */
     private final DirectoryGuard guard;
+    /** This directory as a set of one. */
+    private final QueueSet alone;
 
     /**
      * A recipe's settings recorded in its directory node (a semaphore's permit count), checked
@@ -93,6 +95,7 @@ public final class QueueDirectory {
         this.dir = dir;
         this.dirData = dirData.clone();
         this.guard = guard;
+        this.alone = QueueSet.of(List.of(this));
     }
 
     DirectoryGuard guard() {
@@ -124,9 +127,12 @@ public final class QueueDirectory {
 
     /** As {@link #acquire(String, QueueRule, boolean)}, with the node's data given (say, a participant id). */
     public Acquisition acquire(String kind, QueueRule rule, boolean oneLook, byte[] data) {
-        Acquisition a = new Acquisition(this, kind, rule, oneLook, data.clone());
-        a.start();
-        return a;
+        return alone.acquire(kind, rule, oneLook, data);
+    }
+
+    /** @return the set of this one directory: what a lease or hold of it releases through */
+    public QueueSet alone() {
+        return alone;
     }
 
     /**
@@ -258,7 +264,7 @@ public final class QueueDirectory {
     }
 
     /** Tries {@code attempt} until it succeeds or cannot any more; then completes {@code done}. */
-    private void inBackground(ZkSession session, String what, Supplier<CompletableFuture<Void>> attempt,
+    void inBackground(ZkSession session, String what, Supplier<CompletableFuture<Void>> attempt,
             CompletableFuture<Void> done) {
         if (!session.isAlive()) {
             done.complete(null); // whatever it was about went with the session

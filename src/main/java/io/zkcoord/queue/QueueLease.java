@@ -1,6 +1,9 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.ZkLease;
+import io.zkcoord.internal.Observer;
+import io.zkcoord.observe.CoordinationEvent;
+import io.zkcoord.observe.Holder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,11 +30,14 @@ public final class QueueLease implements ZkLease {
         /** @return e.g. {@code mutex /locks/orders} */
         String describe();
 
-        /** @return the queue the lease's node is in */
-        QueueDirectory queue();
+        /** @return the queues the lease's nodes are in (one, except for a multi-lock) */
+        QueueSet queue();
 
         /** Tells the recipe's loss listeners of a lost lease, then runs {@code andThen}, off ZooKeeper's threads. */
         void reportLoss(long fencingToken, Runnable andThen);
+
+        /** @return what coordination listeners are told a wait or hold of {@code holder} is of */
+        CoordinationEvent observedAs(Holder holder);
     }
 
     private final Host engine;
@@ -39,10 +45,12 @@ public final class QueueLease implements ZkLease {
     private final AtomicReference<State> state = new AtomicReference<>(State.PENDING);
     private final CompletableFuture<Void> lost = new CompletableFuture<>();
     private final Runnable cancelLossHook;
+    private final Observer.Held observed;
 
-    QueueLease(Host engine, Grant grant) {
+    QueueLease(Host engine, Grant grant, Observer.Held observed) {
         this.engine = engine;
         this.grant = grant;
+        this.observed = observed;
         this.cancelLossHook = grant.session().onEnd(this::sessionEnded);
     }
 
@@ -52,7 +60,11 @@ public final class QueueLease implements ZkLease {
             cancelLossHook.run(); // a handle that stopped (expired, not yet reported) grants nothing
             return false;
         }
-        return state.compareAndSet(State.PENDING, State.VALID);
+        boolean granted = state.compareAndSet(State.PENDING, State.VALID);
+        if (granted) {
+            observed.granted();
+        }
+        return granted;
     }
 
     private void sessionEnded() {
@@ -60,6 +72,7 @@ public final class QueueLease implements ZkLease {
         if (was != State.VALID) {
             return;
         }
+        observed.lost();
         log.warn("lease of {} with {} (token {}) lost: its session {} ended", engine.describe(), grant.path(),
                 grant.czxid(), grant.session());
         engine.reportLoss(grant.czxid(), () -> lost.complete(null));
@@ -92,7 +105,7 @@ public final class QueueLease implements ZkLease {
             throw new io.zkcoord.LockLostException("the lease of " + engine.describe() + " with " + grant.path() + " was "
                     + (now == State.RELEASED ? "released" : "lost") + "; nothing applied");
         }
-        return GuardedCommit.commit(grant.session(), java.util.List.of(grant.path()), ops);
+        return GuardedCommit.commit(grant.session(), grant.paths(), ops);
     }
 
     @Override
@@ -124,8 +137,9 @@ public final class QueueLease implements ZkLease {
         if (!state.compareAndSet(State.VALID, State.RELEASED)) {
             return CompletableFuture.completedFuture(null);
         }
+        observed.released();
         cancelLossHook.run();
-        return engine.queue().release(grant.session(), java.util.List.of(grant.path()));
+        return engine.queue().release(grant.session(), grant.paths());
     }
 
     @Override

@@ -3,6 +3,9 @@ package io.zkcoord.semaphore;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.observe.CoordinationEvent;
+import io.zkcoord.observe.Holder;
+import io.zkcoord.observe.Recipe;
 import io.zkcoord.queue.Leases;
 import io.zkcoord.queue.QueueDirectory;
 import io.zkcoord.queue.QueueLease;
@@ -228,13 +231,18 @@ public final class ZkSemaphore {
         }
 
         @Override
-        public QueueDirectory queue() {
-            return queue;
+        public io.zkcoord.queue.QueueSet queue() {
+            return queue.alone();
         }
 
         @Override
         public void reportLoss(long fencingToken, Runnable andThen) {
             services.userCallbacks().execute(andThen);
+        }
+
+        @Override
+        public CoordinationEvent observedAs(Holder holder) {
+            return CoordinationEvent.of(Recipe.SEMAPHORE, path, holder);
         }
     }
 }

@@ -29,7 +29,7 @@ import org.apache.curator.test.TestingServer;
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending semaphore} (all but {@code pending} by
+ * sections: {@code uncontended mutex rw threads herd pending semaphore multi} (all but {@code pending} by
  * default).
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
@@ -43,10 +43,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore");
+            "semaphore", "multi");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore");
+            "semaphore", "multi");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -114,6 +114,10 @@ public final class Benchmarks {
                 progress.println("7. semaphore ...");
                 semaphore.run();
             }
+            MultiLockBench multiLock = new MultiLockBench(connect, counters, out, progress);
+            if (sections.contains("multi")) {
+                multiLock.run();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -135,6 +139,10 @@ public final class Benchmarks {
             }
             if (sections.contains("semaphore")) {
                 semaphore.printTargets(out);
+            }
+            if (sections.contains("multi")) {
+                out.printf("   multi-lock: %.2f requests per uncontended cycle, 2 and 4 paths (target 3): %s%n",
+                        multiLock.uncontendedRequests, multiLock.uncontendedRequests < 3.03 ? "met" : "NOT MET");
             }
         }
         out.println();
