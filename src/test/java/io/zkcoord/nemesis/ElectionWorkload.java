@@ -52,7 +52,7 @@ final class ElectionWorkload extends Workload {
                     // stepped down between the two calls
                 }
                 if (epoch >= 0) {
-                    Register.increment(client.zooKeeper(), history, name, register, epoch, sessionOf(client),
+                    Register.increment(dataClient.zooKeeper(), history, name, register, epoch, sessionOf(client),
                             Register.Guard.FENCED, null);
                     pace(50, 150);
                     ledNanos += System.nanoTime() - before;

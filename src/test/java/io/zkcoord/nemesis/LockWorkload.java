@@ -2,7 +2,6 @@ package io.zkcoord.nemesis;
 
 import io.zkcoord.CoordinationException;
 import io.zkcoord.ZkLease;
-import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkLock;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
@@ -21,21 +20,22 @@ import java.util.Optional;
  *   <li>{@code semaphore}: {@link ZkSemaphore} of {@value Workload#PERMITS} permits, no register;</li>
  *   <li>{@code guarded}: {@link ZkMutex}, writes by {@code commitIfHeld} and no token compare;</li>
  *   <li>{@code unlocked}: no lock at all (a token from the clock), blind writes: must be caught by the checker;</li>
- *   <li>{@code unfenced}: {@link ZkMutex}, but writes go through a second client with a long session and compare
- *       no token: a paused holder's late write lands, which the checker must catch.</li>
+ *   <li>{@code unfenced}: {@link ZkMutex}, writes compare no token: a paused holder's late write lands, which the
+ *       checker must catch.</li>
  * </ul>
+ * Register writes go through the workload's data client (a long session of its own), so a holder resumed after its
+ * lock session expired still reaches the register and the resource's token compare is what refuses it.
  */
 final class LockWorkload extends Workload {
 
     private static final Duration ACQUIRE_WAIT = Duration.ofSeconds(5);
-    private static final Duration DATA_SESSION = Duration.ofSeconds(30);
 
     private final String lockPath;
     private final String register;
     private final ZkMutex mutex;
     private final ZkReadWriteLock rw;
     private final ZkSemaphore semaphore;
-    private final ZkClient dataClient;
+    private final boolean unfenced;
 
     LockWorkload(String name, Settings settings) {
         super(name, settings);
@@ -47,7 +47,7 @@ final class LockWorkload extends Workload {
         };
         this.rw = name.equals("rwlock") ? new ZkReadWriteLock(client, lockPath) : null;
         this.semaphore = name.equals("semaphore") ? new ZkSemaphore(client, lockPath, PERMITS) : null;
-        this.dataClient = name.equals("unfenced") ? client(settings.connectString(), DATA_SESSION) : null;
+        this.unfenced = name.equals("unfenced");
     }
 
     @Override
@@ -95,15 +95,15 @@ final class LockWorkload extends Workload {
         }
         try {
             int writes = mode.equals("exclusive") || mode.equals("write") ? 1 + random.nextInt(3) : 0;
-            if (dataClient != null) {
+            if (unfenced) {
                 writes = 4; // unfenced: the hold is mostly waits each followed by a write, so a pause hits one
             }
             for (int i = 0; i < writes && !stopping(); i++) {
                 pace(10, 80);
-                Register.increment(dataClient != null ? dataClient.zooKeeper() : client.zooKeeper(), history, name,
+                Register.increment(dataClient.zooKeeper(), history, name,
                         register, token, session, guard(), lease);
             }
-            if (dataClient == null) {
+            if (!unfenced) {
                 pace(10, 100);
             }
         } finally {
@@ -125,10 +125,4 @@ final class LockWorkload extends Workload {
         };
     }
 
-    @Override
-    void finish() {
-        if (dataClient != null) {
-            dataClient.close();
-        }
-    }
 }

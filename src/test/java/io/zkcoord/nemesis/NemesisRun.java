@@ -137,9 +137,10 @@ final class NemesisRun {
                             Integer.toString(children(observer, holdDir)));
                 }
                 for (String w : config.workloads()) {
-                    String register = BASE + "/" + w + "/register";
-                    byte[] data = observer.getData(register, false, null);
-                    log.record(w, "final", "register", register, 0, 0, new String(data, StandardCharsets.UTF_8));
+                    for (String register : registers(w)) {
+                        byte[] data = observer.getData(register, false, null);
+                        log.record(w, "final", "register", register, 0, 0, new String(data, StandardCharsets.UTF_8));
+                    }
                 }
             } finally {
                 observer.close();
@@ -161,14 +162,29 @@ final class NemesisRun {
         createIfMissing(zk, BASE, new byte[0]);
         for (String w : workloads) {
             createIfMissing(zk, BASE + "/" + w, new byte[0]);
-            createIfMissing(zk, BASE + "/" + w + "/register", Register.initial());
+            for (String register : registers(w)) {
+                createIfMissing(zk, register, Register.initial());
+            }
             // the recipes create their directories (a semaphore's carries its permit count)
-            String holdDir = BASE + "/" + w + (w.equals("election") ? "/election" : "/lock");
+            String holdDir = BASE + "/" + w + (w.equals("election") ? "/election" : w.equals("multi") ? "/lock-a"
+                    : "/lock");
             if (!w.equals("unlocked")) {
                 holdDirs.add(holdDir);
             }
+            if (w.equals("multi")) {
+                holdDirs.add(BASE + "/multi/lock-b");
+                holdDirs.add(BASE + "/multi/lock-c");
+            }
         }
         return holdDirs;
+    }
+
+    /** The registers of workload {@code w}: one, or one per path of the multi-lock workload. */
+    private static List<String> registers(String w) {
+        if (w.equals("multi")) {
+            return MultiLockWorkload.KEYS.stream().map(k -> BASE + "/multi/register-" + k).toList();
+        }
+        return List.of(BASE + "/" + w + "/register");
     }
 
     private static void createIfMissing(ZooKeeper zk, String path, byte[] data) throws Exception {

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 class NemesisTest {
 
     /** Every recipe the toolkit has. */
-    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election");
+    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi");
 
     @Test
     @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)

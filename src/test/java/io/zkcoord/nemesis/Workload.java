@@ -20,9 +20,18 @@ abstract class Workload implements Runnable {
     /** Permits of the semaphore workload. */
     static final int PERMITS = 2;
 
+    /** The data client's session: longer than any pause or partition of a run. */
+    static final Duration DATA_SESSION = Duration.ofSeconds(30);
+
     final String name;
     final String dir;
     final ZkClient client;
+    /**
+     * The client the register is written through: its own long session, as a resource reached over its own
+     * connection, so a holder resumed after its lock session expired still reaches the register, and only the
+     * token compare (or the guarded commit, which runs on the lock's session whatever) stops a stale write.
+     */
+    final ZkClient dataClient;
     final History.Writer history;
     final Random random;
     private volatile boolean stopping;
@@ -33,6 +42,7 @@ abstract class Workload implements Runnable {
         this.history = settings.history();
         this.random = new Random(settings.seed() ^ name.hashCode());
         this.client = client(settings.connectString(), settings.session());
+        this.dataClient = client(settings.connectString(), DATA_SESSION);
         client.addConnectionListener(state -> history.record(name, "event", "conn", dir, 0, sessionOf(client),
                 state.name()));
     }
@@ -45,7 +55,7 @@ abstract class Workload implements Runnable {
         return switch (name) {
             case "election" -> new ElectionWorkload(name, settings);
             case "mutex", "rwlock", "semaphore", "guarded", "unlocked", "unfenced" -> new LockWorkload(name, settings);
-            case "multi" -> throw new IllegalArgumentException("multi: not on this branch yet");
+            case "multi" -> new MultiLockWorkload(name, settings);
             default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + NAMES);
         };
     }
@@ -98,6 +108,7 @@ abstract class Workload implements Runnable {
             Thread.currentThread().interrupt();
         } finally {
             client.close();
+            dataClient.close();
             history.record(name, "event", "closed", dir, 0, 0, "");
         }
     }
