@@ -130,8 +130,12 @@ final class Checker {
         Map<String, Long> invoked = new HashMap<>();    // process/workload -> last acquire invoke
         List<Hold> holds = new ArrayList<>();
         Map<String, List<Long>> grantTimes = new HashMap<>();
+        Set<String> killed = new HashSet<>();
         for (Event e : events) {
             String key = e.process() + "/" + e.workload();
+            if (killed.contains(e.process())) {
+                continue; // lines a process wrote between the nemesis's decision to kill it and its death
+            }
             if (!e.process().equals("nemesis") && !e.workload().isEmpty()) {
                 Stats s = stats.computeIfAbsent(e.workload(), k -> new Stats());
                 if (e.type().equals("invoke")) {
@@ -166,6 +170,7 @@ final class Checker {
                     h.warned.add(e.time());
                 }
             } else if (e.process().equals("nemesis") && e.is("start", "kill-client")) {
+                killed.add(e.path());
                 for (Iterator<Map.Entry<String, Hold>> it = open.entrySet().iterator(); it.hasNext();) {
                     Map.Entry<String, Hold> entry = it.next();
                     if (entry.getValue().grant.process().equals(e.path())) {

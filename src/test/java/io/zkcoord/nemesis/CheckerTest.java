@@ -84,6 +84,15 @@ class CheckerTest {
         assertEquals(List.of(), rules());
     }
 
+    /** What a process records after the nemesis decided to kill it (it is dying) opens no hold. */
+    @Test
+    void aDyingProcessOpensNoHold() {
+        nemesis(15, "start", "kill-client", "c1.0", "");
+        add(16, "c1.0", "ok", "acquire", "/l", 100, "exclusive");
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of(), rules());
+    }
+
     /** An accepted write whose token is below the one it overwrote. */
     @Test
     void aStaleWriteAcceptedIsCaught() {
