@@ -88,6 +88,13 @@ final class Checker {
         }
     }
 
+    /** Checks a saved {@code history.txt} again: {@code java -cp <test class path> io.zkcoord.nemesis.Checker FILE}. */
+    public static void main(String[] args) throws java.io.IOException {
+        Result result = check(History.read(List.of(java.nio.file.Path.of(args[0]))));
+        result.violations().forEach(System.out::println);
+        System.out.println(result.violations().size() + " violations");
+    }
+
     static Result check(List<Event> history) {
         List<Event> events = new ArrayList<>(history);
         events.sort(Comparator.comparingLong(Event::time));
