@@ -24,7 +24,7 @@ class NemesisCheckerFailsTest {
     void unlockedAndUnfencedWorkloadsAreReported() throws Exception {
         NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced"),
                 List.of(Faults.Kind.PAUSE_CLIENT), Duration.ofSeconds(25), NemesisTest.seed(),
-                Duration.ofSeconds(3), NemesisTest.outDir());
+                NemesisTest.SESSION, NemesisTest.outDir());
         NemesisRun.Outcome outcome = NemesisRun.run(config);
         System.out.println(outcome.table());
         List<Checker.Violation> violations = outcome.result().violations();

@@ -25,7 +25,7 @@ class NemesisSoakTest {
         NemesisRun.Config config = new NemesisRun.Config(Integer.getInteger("nemesis.servers", 5),
                 Integer.getInteger("nemesis.clients", 5), NemesisTest.WORKLOADS, Arrays.asList(Faults.Kind.values()),
                 Duration.ofSeconds((long) (60 * Double.parseDouble(System.getProperty("nemesis.minutes", "20")))),
-                NemesisTest.seed(), Duration.ofSeconds(3), NemesisTest.outDir());
+                NemesisTest.seed(), NemesisTest.SESSION, NemesisTest.outDir());
         NemesisRun.Outcome outcome = NemesisRun.run(config);
         System.out.println(outcome.table());
         assertEquals(java.util.List.of(), outcome.result().violations(), outcome.table());

@@ -48,7 +48,9 @@ final class ServerProcess {
         List<String> lines = new ArrayList<>(List.of(
                 "tickTime=" + tickMillis,
                 "initLimit=25",
-                "syncLimit=10",
+                // a follower cut off from the leader stops serving after 4 ticks: well within a third of the
+                // clients' session timeout (see NemesisTest.SESSION)
+                "syncLimit=4",
                 "maxSessionTimeout=60000",
                 "dataDir=" + data,
                 "clientPort=" + clientPort,
