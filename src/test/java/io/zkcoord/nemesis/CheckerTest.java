@@ -1,0 +1,172 @@
+package io.zkcoord.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.zkcoord.nemesis.History.Event;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The {@link Checker} on hand-written histories, no server: it passes good ones and catches each broken rule. */
+class CheckerTest {
+
+    private final List<Event> h = new ArrayList<>();
+
+    private void add(long t, String process, String type, String f, String path, long token, String value) {
+        h.add(new Event(t, process, "mutex", type, f, path, token, 1, value));
+    }
+
+    private void nemesis(long t, String type, String f, String target, String value) {
+        h.add(new Event(t, "nemesis", "", type, f, target, 0, 0, value));
+    }
+
+    private void hold(String p, long from, long to, long token) {
+        add(from - 1, p, "invoke", "acquire", "/l", 0, "exclusive");
+        add(from, p, "ok", "acquire", "/l", token, "exclusive");
+        add(to, p, "invoke", "release", "/l", token, "exclusive");
+        add(to + 1, p, "ok", "release", "/l", token, "exclusive");
+    }
+
+    private void write(long t, String p, long token, long count, long prev) {
+        add(t - 1, p, "invoke", "write", "/r", token, "FENCED");
+        add(t, p, "ok", "write", "/r", token, "count=" + count + " prev=" + prev);
+    }
+
+    private List<String> rules() {
+        return Checker.check(h).violations().stream().map(Checker.Violation::rule).toList();
+    }
+
+    /** Two holds one after the other, each writing once, the register at 2: nothing to report. */
+    @Test
+    void aCleanHistoryPasses() {
+        hold("c1.0", 10, 20, 100);
+        write(15, "c1.0", 100, 1, 0);
+        hold("c2.0", 30, 40, 101);
+        write(35, "c2.0", 101, 2, 100);
+        nemesis(50, "final", "register", "/r", "count=2 token=101");
+        assertEquals(List.of(), rules());
+    }
+
+    /** A hold granted while another is held, nobody paused or told: overlapping holds. */
+    @Test
+    void overlappingHoldsAreCaught() {
+        hold("c1.0", 10, 30, 100);
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of("overlapping holds"), rules());
+    }
+
+    /** The same overlap while the earlier holder's process was SIGSTOPped: allowed (fencing's business). */
+    @Test
+    void anOverlapWithAPausedHolderIsAllowed() {
+        hold("c1.0", 10, 30, 100);
+        nemesis(12, "start", "pause-client", "c1.0", "ms=5");
+        nemesis(25, "end", "pause-client", "c1.0", "ms=5");
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of(), rules());
+    }
+
+    /** The earlier holder had been told SUSPENDED (its session may be gone) before the later grant: allowed. */
+    @Test
+    void anOverlapAfterSuspendedIsAllowed() {
+        hold("c1.0", 10, 30, 100);
+        add(15, "c1.0", "event", "conn", "/l", 0, "SUSPENDED");
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of(), rules());
+    }
+
+    /** A SIGKILLed holder's hold ends at the kill. */
+    @Test
+    void aKilledHolderHoldsNoLonger() {
+        add(9, "c1.0", "invoke", "acquire", "/l", 0, "exclusive");
+        add(10, "c1.0", "ok", "acquire", "/l", 100, "exclusive");
+        nemesis(15, "start", "kill-client", "c1.0", "");
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of(), rules());
+    }
+
+    /** What a process records after the nemesis decided to kill it (it is dying) opens no hold. */
+    @Test
+    void aDyingProcessOpensNoHold() {
+        nemesis(15, "start", "kill-client", "c1.0", "");
+        add(16, "c1.0", "ok", "acquire", "/l", 100, "exclusive");
+        hold("c2.0", 20, 40, 101);
+        assertEquals(List.of(), rules());
+    }
+
+    /** An accepted write whose token is below the one it overwrote. */
+    @Test
+    void aStaleWriteAcceptedIsCaught() {
+        hold("c1.0", 10, 20, 100);
+        hold("c2.0", 30, 40, 101);
+        write(35, "c2.0", 101, 1, 0);
+        write(45, "c1.0", 100, 2, 101);
+        nemesis(50, "final", "register", "/r", "count=2 token=100");
+        assertEquals(List.of("stale write accepted"), rules());
+    }
+
+    /** Two accepted writes that made the same count (an increment lost), and a final count that disagrees. */
+    @Test
+    void lostUpdatesAndAWrongCountAreCaught() {
+        hold("c1.0", 10, 20, 100);
+        write(12, "c1.0", 100, 1, 0);
+        write(14, "c1.0", 100, 1, 100);
+        nemesis(50, "final", "register", "/r", "count=1 token=100");
+        assertEquals(List.of("lost update", "register count"), rules());
+    }
+
+    /** An unknown outcome may or may not have been applied: the final count may include it. */
+    @Test
+    void unknownWritesMayCount() {
+        hold("c1.0", 10, 20, 100);
+        write(12, "c1.0", 100, 1, 0);
+        add(14, "c1.0", "info", "write", "/r", 100, "unknown count=2 prev=100");
+        nemesis(50, "final", "register", "/r", "count=2 token=100");
+        assertEquals(List.of(), rules());
+    }
+
+    /** A later exclusive grant with a lower token. */
+    @Test
+    void aTokenGoingBackIsCaught() {
+        hold("c1.0", 10, 20, 100);
+        hold("c2.0", 30, 40, 99);
+        assertEquals(List.of("token not increasing"), rules());
+    }
+
+    /** Three leases of a two-permit semaphore at once. */
+    @Test
+    void moreLeasesThanPermitsAreCaught() {
+        for (int i = 1; i <= 3; i++) {
+            h.add(new Event(10 + i, "c" + i + ".0", "semaphore", "ok", "acquire", "/s", 100 + i, 1, "permits=2"));
+        }
+        assertEquals(List.of("more holders than permits"), rules());
+    }
+
+    /** Two leaders at once; then the same leader re-elected with its epoch, which is fine. */
+    @Test
+    void twoLeadersAreCaught() {
+        h.add(new Event(10, "c1.0", "election", "event", "elected", "/e", 100, 1, ""));
+        h.add(new Event(20, "c2.0", "election", "event", "elected", "/e", 101, 1, ""));
+        h.add(new Event(30, "c2.0", "election", "event", "revoked", "/e", 101, 1, "SUSPENDED"));
+        h.add(new Event(31, "c1.0", "election", "event", "revoked", "/e", 100, 1, "CLOSED"));
+        h.add(new Event(40, "c2.0", "election", "event", "elected", "/e", 101, 1, ""));
+        assertEquals(List.of("overlapping holds"), rules());
+    }
+
+    /** After the final heal: a workload never granted, a client that did not exit, a node left behind. */
+    @Test
+    void livenessFailuresAreCaught() {
+        hold("c1.0", 10, 20, 100);
+        nemesis(30, "final", "healed", "", "");
+        nemesis(40, "final", "exit", "c1.0", "timeout");
+        h.add(new Event(41, "nemesis", "mutex", "final", "leftover", "/l", 0, 0, "1"));
+        assertEquals(List.of("liveness", "liveness", "liveness"), rules());
+    }
+
+    /** A child whose first event is before its launch: the processes do not share one clock. */
+    @Test
+    void processesOnDifferentClocksAreCaught() {
+        nemesis(50, "launch", "client", "c1.0", "");
+        h.add(new Event(40, "c1.0", "", "event", "started", "", 0, 0, ""));
+        assertEquals(List.of("clock"), rules());
+    }
+}
