@@ -45,7 +45,7 @@ final class LeadershipObservation {
     void revoked(RevokeReason reason) {
         if (leading != null) {
             if (reason == RevokeReason.LOST) {
-                leading.lost();
+                leading.lostInOrder(); // before the next wait's start, which waiting() tells below
             } else {
                 leading.released();
             }

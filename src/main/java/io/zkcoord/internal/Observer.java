@@ -215,6 +215,21 @@ public final class Observer {
             }
         }
 
+        /**
+         * As {@link #lost()}, told on the calling thread: for a caller already on the client's
+         * callback thread whose next report must come after this one (an election's revoke, then
+         * its next wait).
+         */
+        public void lostInOrder() {
+            if (state.compareAndSet(State.HELD, State.ENDED)) {
+                Duration held = Duration.ofNanos(System.nanoTime() - grantedNanos);
+                commit(true);
+                tell(l -> l.lost(wait.event, held, fencingToken), "lost", wait.event);
+            } else {
+                state.compareAndSet(State.PENDING, State.LOST_EARLY); // granted() reports it
+            }
+        }
+
         private void reportLoss() {
             Duration held = Duration.ofNanos(System.nanoTime() - grantedNanos);
             commit(true);

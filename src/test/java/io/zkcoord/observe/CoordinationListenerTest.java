@@ -181,6 +181,40 @@ class CoordinationListenerTest {
         }
     }
 
+    /**
+     * A leader whose session expires: the election's calls strictly alternate, a wait started, then
+     * granted, then the hold ended (released on SUSPENDED, or lost), before the next wait starts,
+     * until the leadership of the new session is granted with a larger epoch.
+     */
+    @Test
+    void leadershipCallsAlternateAcrossASessionLoss() throws Exception {
+        String path = "/observe/election-lost";
+        try (ZkClient client = client()) {
+            RecordingListener seen = new RecordingListener();
+            client.addCoordinationListener(seen);
+            ZkLeaderElection election = new ZkLeaderElection(client, path, "p1");
+            election.start();
+            assertTrue(election.awaitLeadership(WAIT));
+            long epoch = election.epoch();
+            SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+            Await.until(WAIT, () -> election.isLeader() && election.epoch() > epoch, "leading again in a new session");
+            Await.until(WAIT, () -> seen.lines.stream().filter(l -> l.startsWith("granted election")).count() == 2,
+                    () -> "two grants: " + seen.lines);
+            List<String> calls = seen.lines.stream().filter(l -> l.contains("election " + path)).map(l -> l.split(" ")[0])
+                    .toList();
+            for (int i = 0; i < calls.size(); i++) {
+                String expected = switch (i % 3) {
+                    case 0 -> "started";
+                    case 1 -> "granted";
+                    default -> calls.get(i).equals("lost") ? "lost" : "released";
+                };
+                assertEquals(expected, calls.get(i), "call " + i + " of " + seen.lines);
+            }
+            assertEquals(5, calls.size(), seen.lines::toString);
+            election.close();
+        }
+    }
+
     private static List<String> children(ZkClient client, String path) {
         try {
             return client.zooKeeper().getChildren(path, false);
