@@ -117,6 +117,35 @@ final class Ensemble implements AutoCloseable {
         }
     }
 
+    /**
+     * The final heal's wait: every server serves, or, once {@code within} has passed, a quorum serves
+     * with one leader and every other server's process has exited (a server that cannot start on
+     * its data: a finding about the server, not a reason to skip the run's checks).
+     *
+     * @return the ids of the servers whose process exited instead of serving (empty normally)
+     * @throws IllegalStateException if there is no such quorum by then
+     */
+    List<Integer> awaitQuorumOrCrashed(Duration within) throws InterruptedException {
+        try {
+            awaitQuorum(within);
+            return List.of();
+        } catch (IllegalStateException notAll) {
+            List<String> modes = servers.stream().map(ServerProcess::mode).toList();
+            long leaders = modes.stream().filter("leader"::equals).count();
+            long serving = leaders + modes.stream().filter("follower"::equals).count();
+            List<Integer> exited = servers.stream().filter(s -> !s.isRunning()).map(s -> s.id).toList();
+            if (leaders == 1 && serving > servers.size() / 2 && serving + exited.size() == servers.size()) {
+                return exited;
+            }
+            throw notAll;
+        }
+    }
+
+    /** @return the last lines of server {@code id}'s log */
+    String logTail(int id) {
+        return servers.stream().filter(s -> s.id == id).findFirst().map(ServerProcess::logTail).orElse("");
+    }
+
     /** @return {@code 127.0.0.1:port} of every server's client port */
     List<String> clientAddresses() {
         return servers.stream().map(s -> ServerProcess.HOST + ":" + s.clientPort).toList();

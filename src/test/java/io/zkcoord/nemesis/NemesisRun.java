@@ -46,7 +46,8 @@ final class NemesisRun {
     }
 
     /** What came out. */
-    record Outcome(Config config, Checker.Result result, Path history, int faultsStarted, Duration wall) {
+    record Outcome(Config config, Checker.Result result, Path history, int faultsStarted, Duration wall,
+            List<Integer> serversExited) {
 
         String table() {
             StringBuilder b = new StringBuilder();
@@ -68,6 +69,10 @@ final class NemesisRun {
             for (Map.Entry<String, long[]> e : result.faults().entrySet()) {
                 b.append(String.format("%-17s %8d %14d%n", e.getKey(), e.getValue()[0],
                         TimeUnit.NANOSECONDS.toMillis(e.getValue()[1])));
+            }
+            if (!serversExited.isEmpty()) {
+                b.append("servers that exited instead of restarting on their data (ZooKeeper, not zkcoord; see the"
+                        + " run's log): ").append(serversExited).append(System.lineSeparator());
             }
             Checker.Stats other = result.stats().get("-");
             b.append("violations: ").append(result.violations().size())
@@ -93,6 +98,7 @@ final class NemesisRun {
         List<ClientProcess> clients = new ArrayList<>();
         Path nemesisFile = dir.resolve("nemesis.history");
         int started;
+        List<Integer> crashedOnRestart;
         try (History.Writer log = new History.Writer(nemesisFile, "nemesis");
                 Ensemble ensemble = Ensemble.start(config.servers(), dir.resolve("servers"), QUORUM_WAIT)) {
             ZooKeeper observer = new ZooKeeper(String.join(",", ensemble.clientAddresses()), 10_000, event -> { });
@@ -121,7 +127,13 @@ final class NemesisRun {
                         c.start(log);
                     }
                 }
-                ensemble.awaitQuorum(QUORUM_WAIT);
+                crashedOnRestart = ensemble.awaitQuorumOrCrashed(QUORUM_WAIT);
+                for (int id : crashedOnRestart) {
+                    String tail = ensemble.logTail(id);
+                    LOG.warn("server {} exited instead of restarting on its data (a ZooKeeper server failure; the run"
+                            + " goes on with the quorum):\n{}", id, tail);
+                    log.record("", "final", "server-exited", "s" + id, 0, 0, lastLine(tail));
+                }
                 long healed = log.record("", "final", "healed", "", 0, 0, ensemble.describe()).time();
                 LOG.info("healed; waiting for every workload to be granted again");
                 awaitCondition(PROGRESS_WAIT, () -> everyWorkloadGranted(clients, config.workloads(), healed));
@@ -153,7 +165,14 @@ final class NemesisRun {
         Path history = dir.resolve("history.txt");
         History.write(events, history);
         Checker.Result result = Checker.check(events);
-        return new Outcome(config, result, history, started, Duration.ofNanos(System.nanoTime() - began));
+        return new Outcome(config, result, history, started, Duration.ofNanos(System.nanoTime() - began),
+                crashedOnRestart);
+    }
+
+    /** @return the last non-empty line of {@code text} */
+    private static String lastLine(String text) {
+        String[] lines = text.strip().split("\n");
+        return lines.length == 0 ? "" : lines[lines.length - 1].strip();
     }
 
     /** Creates {@code /nemesis/<workload>} and its register; @return the directories whose first node holds */
