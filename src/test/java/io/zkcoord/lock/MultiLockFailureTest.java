@@ -175,28 +175,15 @@ class MultiLockFailureTest {
     // ------------------------------------------------------------------ helpers
 
     private static ZkClient client(String connect) {
-        return ZkClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(10)).build();
+        return MultiLockNodes.client(connect);
     }
 
     private List<String> children(String path) {
-        try {
-            return observer.zooKeeper().getChildren(path, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (KeeperException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
+        return new MultiLockNodes(observer).children(path);
     }
 
     private List<String> multiNodes(String... dirs) {
-        List<String> all = new ArrayList<>();
-        for (String d : dirs) {
-            for (String c : children(d)) {
-                if (c.startsWith("multi-")) {
-                    all.add(d + "/" + c);
-                }
-            }
-        }
-        return all;
+        return new MultiLockNodes(observer).multiNodes(dirs);
     }
+
 }

@@ -4,68 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zkcoord.ZkClient;
 import io.zkcoord.inspect.Inspector;
 import io.zkcoord.inspect.QueueSnapshot;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The zkcoord command's signal handling and loss paths, the jar run as a user runs it. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class CliSignalsTest {
-
-    private static final Duration WAIT = Duration.ofSeconds(30);
-
-    private TestingServer server;
-    private ZkClient observer;
-    private final List<ZkcoordProcess> started = new ArrayList<>();
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startServer() throws Exception {
-        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, 0), true);
-        observer = ZkClient.builder().connectString(server.getConnectString()).build();
-    }
-
-    @AfterEach
-    void killLeftovers() {
-        started.forEach(ZkcoordProcess::kill);
-        started.clear();
-    }
-
-    @AfterAll
-    void stopServer() throws Exception {
-        observer.close();
-        server.close();
-    }
-
-    private ZkcoordProcess start(String... args) {
-        ZkcoordProcess p = ZkcoordProcess.start(dir, args);
-        started.add(p);
-        return p;
-    }
-
-    private String connect() {
-        return "--connect=" + server.getConnectString();
-    }
+class CliSignalsTest extends CliFixture {
 
     /** A command ended by a signal: zkcoord exits 128+N, as documented (and as a shell reports it). */
     @Test
@@ -112,29 +61,5 @@ class CliSignalsTest {
         }
         assertEquals("TERM\n", Files.readString(dir.resolve("log")), "the command got SIGTERM");
         assertTrue(p.err().contains("suspended for longer than the grace"), p.err());
-    }
-
-    private void awaitFile(String name) {
-        await(name + " written", () -> Files.exists(dir.resolve(name)));
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + WAIT.toSeconds() + " s: " + what);
-            }
-            try {
-                Thread.sleep(20); // polling a condition with a deadline, as CliTest does
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill " + signal + " " + pid);
     }
 }

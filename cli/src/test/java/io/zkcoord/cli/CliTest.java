@@ -4,75 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.zkcoord.ZkClient;
 import io.zkcoord.inspect.Inspector;
 import io.zkcoord.inspect.QueueSnapshot;
-import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code zkcoord} command as a user runs it: the built jar in a child process ({@code java -jar
  * target/zkcoord.jar}) against a real ZooKeeper server in this JVM. What the commands it runs see
  * and do is observed through files they write in the test's folder.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class CliTest {
-
-    private static final Duration WAIT = Duration.ofSeconds(30);
-
-    private TestingServer server;
-    private ZkClient observer;
-    private final List<ZkcoordProcess> started = new ArrayList<>();
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startServer() throws Exception {
-        // Tick 500 ms: sessions of 1 s to 10 s, so a test can let a session expire quickly.
-        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, 0), true);
-        observer = ZkClient.builder().connectString(server.getConnectString()).build();
-    }
-
-    @AfterEach
-    void killLeftovers() {
-        started.forEach(ZkcoordProcess::kill);
-        started.clear();
-    }
-
-    @AfterAll
-    void stopServer() throws Exception {
-        observer.close();
-        server.close();
-    }
-
-    private ZkcoordProcess start(String... args) {
-        ZkcoordProcess p = ZkcoordProcess.start(dir, args);
-        started.add(p);
-        return p;
-    }
-
-    private String connect() {
-        return "--connect=" + server.getConnectString();
-    }
+class CliTest extends CliFixture {
 
     /** The command gets the fencing token and the path in its environment and zkcoord's stdin; its status is zkcoord's. */
     @Test
@@ -246,30 +194,5 @@ class CliTest {
             assertTrue(columns.contains(cell), "row has " + cell + ": " + row);
         }
         assertEquals(cells[0], columns.get(0), row);
-    }
-
-    private void awaitFile(String name) {
-        await(name + " written", () -> Files.exists(dir.resolve(name)));
-    }
-
-    /** Polls {@code condition} every 20 ms until it holds; fails after {@link #WAIT}. */
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + WAIT.toSeconds() + " s: " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill " + signal + " " + pid);
     }
 }
