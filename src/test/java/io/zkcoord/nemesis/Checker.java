@@ -29,7 +29,8 @@ import java.util.TreeMap;
  *   <li><b>The register.</b> No accepted write carries a token lower than the one it overwrote (a stale write
  *       accepted: by the resource for fenced workloads, by the server for guarded commits); no two accepted
  *       writes produced the same count (a lost update); the final count lies between the accepted increments and
- *       the accepted plus the unknown ones.</li>
+ *       the accepted plus the unknown ones (an {@code info} answer, or a write invoked by a process that never
+ *       recorded its answer: killed in between).</li>
  *   <li><b>Liveness.</b> After the final heal, every workload is granted again; every client process exits
  *       when asked; no node is left in any workload's directory.</li>
  *   <li><b>One clock.</b> Every client process's first event comes after the nemesis launched it.</li>
@@ -245,12 +246,21 @@ final class Checker {
         Map<String, List<Event>> accepted = new TreeMap<>();
         Map<String, Integer> unknown = new HashMap<>();
         Map<String, String> registerWorkload = new HashMap<>();
+        // Write invocations not answered yet, by process and register: a process killed (or ended)
+        // between sending a write and recording its answer leaves one, whose outcome is unknown.
+        Map<String, Event> unanswered = new HashMap<>();
         for (Event e : events) {
             if (!e.f().equals("write") || e.process().equals("nemesis")) {
                 continue;
             }
             Stats s = stats.computeIfAbsent(e.workload(), k -> new Stats());
             registerWorkload.put(e.path(), e.workload());
+            String caller = e.process() + " " + e.workload() + " " + e.path();
+            if (e.type().equals("invoke")) {
+                unanswered.put(caller, e);
+            } else {
+                unanswered.remove(caller);
+            }
             switch (e.type()) {
                 case "ok" -> {
                     s.writesAccepted++;
@@ -273,6 +283,10 @@ final class Checker {
                 }
                 default -> { }
             }
+        }
+        for (Event e : unanswered.values()) {
+            stats.get(e.workload()).writesUnknown++;
+            unknown.merge(e.path(), 1, Integer::sum);
         }
         for (Map.Entry<String, List<Event>> entry : accepted.entrySet()) {
             Set<Long> counts = new HashSet<>();
