@@ -3,8 +3,6 @@ package io.zkcoord.internal;
 import io.zkcoord.ConnectionState;
 import io.zkcoord.observe.CoordinationEvent;
 import io.zkcoord.observe.CoordinationListener;
-import io.zkcoord.observe.Holder;
-import io.zkcoord.observe.Recipe;
 import io.zkcoord.observe.WaitOutcome;
 import java.time.Duration;
 import java.util.List;
@@ -51,11 +49,6 @@ public final class Observer {
 
     public void remove(CoordinationListener listener) {
         listeners.remove(listener);
-    }
-
-    /** An acquisition of one path begins now. */
-    public Wait started(Recipe recipe, String path, Holder holder) {
-        return started(CoordinationEvent.of(recipe, path, holder));
     }
 
     /** An acquisition begins now. */

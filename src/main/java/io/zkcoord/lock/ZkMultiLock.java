@@ -56,7 +56,7 @@ import java.util.Set;
  *
  * <p>Thread-safe, as {@link ZkMutex}.
  */
-public final class ZkMultiLock extends EngineLock {
+public final class ZkMultiLock extends EngineLock implements ZkLock {
 
     private final List<String> paths;
 

@@ -216,10 +216,6 @@ public final class QueueDirectory {
     }
 
     /**
-     * Deletes {@code path} in {@code session}, retrying until it is gone, the session ends, or the
-     * ensemble refuses for another reason (logged). Nobody waits for it.
-     */
-    /**
      * Reads the directory node's own data in {@code session} under the retry policy.
      *
      * @return its data, or null if the directory does not exist
@@ -237,6 +233,12 @@ public final class QueueDirectory {
         inBackground(session, path, () -> Requests.touch(session, path, data), new CompletableFuture<>());
     }
 
+    /**
+     * Deletes {@code path} in {@code session}, retrying until it is gone, the session ends, or the
+     * ensemble refuses for another reason (logged). Nobody needs to wait for it.
+     *
+     * @return completes when done, or when it stopped trying
+     */
     public CompletableFuture<Void> deleteInBackground(ZkSession session, String path) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         inBackground(session, path, () -> Requests.delete(session, path), done);

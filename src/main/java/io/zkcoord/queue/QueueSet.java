@@ -140,7 +140,7 @@ public final class QueueSet {
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             if (code != Code.OK) {
-                reply.created(code == Code.OK ? Code.SYSTEMERROR : code, null, 0);
+                reply.created(code, null, 0);
                 return;
             }
             List<String> paths = new ArrayList<>(dirs.size());

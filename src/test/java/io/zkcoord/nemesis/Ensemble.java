@@ -101,19 +101,17 @@ final class Ensemble implements AutoCloseable {
 
     /** Waits until every server serves and exactly one leads. */
     void awaitQuorum(Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (true) {
+        // Every 100 ms: each look asks every server with a four-letter command.
+        boolean all = io.zkcoord.testing.Await.within(within, Duration.ofMillis(100), () -> {
             List<String> modes = servers.stream().map(ServerProcess::mode).toList();
             long leaders = modes.stream().filter("leader"::equals).count();
             long followers = modes.stream().filter("follower"::equals).count();
-            if (leaders == 1 && leaders + followers == servers.size()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no quorum within " + within + "; modes " + modes + "\n"
-                        + servers.stream().map(ServerProcess::logTail).collect(Collectors.joining("\n")));
-            }
-            Thread.sleep(100); // polling the servers' own answer, with the deadline above
+            return leaders == 1 && leaders + followers == servers.size();
+        });
+        if (!all) {
+            throw new IllegalStateException("no quorum within " + within + "; modes "
+                    + servers.stream().map(ServerProcess::mode).toList() + "\n"
+                    + servers.stream().map(ServerProcess::logTail).collect(Collectors.joining("\n")));
         }
     }
 

@@ -247,15 +247,11 @@ final class NemesisRun {
         }
     }
 
-    /** Polls {@code condition} every 200 ms until it holds or {@code within} has passed; @return whether it held */
+    /**
+     * Polls {@code condition} every 200 ms (it may read every history file) until it holds or
+     * {@code within} has passed; @return whether it held
+     */
     private static boolean awaitCondition(Duration within, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(200);
-        }
-        return true;
+        return io.zkcoord.testing.Await.within(within, Duration.ofMillis(200), condition);
     }
 }

@@ -37,18 +37,36 @@ public final class Await {
 
     /** As {@link #until(Duration, BooleanSupplier, String)}, the message computed only on failure. */
     public static void until(Duration timeout, BooleanSupplier condition, Supplier<String> what) {
+        try {
+            if (!within(timeout, condition)) {
+                throw new AssertionError("not within " + timeout.toMillis() + " ms: " + what.get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for: " + what.get(), e);
+        }
+    }
+
+    /**
+     * Polls {@code condition} until it holds or {@code timeout} has passed, for callers that handle
+     * the timeout themselves (with a report of their own).
+     *
+     * @return whether it held within {@code timeout}
+     */
+    public static boolean within(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        return within(timeout, Duration.ofMillis(POLL_MS), condition);
+    }
+
+    /** As {@link #within(Duration, BooleanSupplier)}, polling every {@code poll} (for a condition costly to check). */
+    public static boolean within(Duration timeout, Duration poll, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + timeout.toMillis() + " ms: " + what.get());
+                return false;
             }
-            try {
-                Thread.sleep(POLL_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted while waiting for: " + what.get(), e);
-            }
+            Thread.sleep(poll.toMillis());
         }
+        return true;
     }
 
     /**
