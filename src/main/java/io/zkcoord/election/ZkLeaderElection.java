@@ -144,7 +144,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("election", path);
         this.participantId = participantId;
         this.data = id;
         this.queue = new QueueDirectory(client, path);

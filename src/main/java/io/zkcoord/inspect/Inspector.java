@@ -92,7 +92,7 @@ public final class Inspector {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
-        QueuePaths.validate(path);
+        QueuePaths.validate("inspected", path);
         ZkSession session = client.session();
         try {
             // 1. The queue: one getChildren, no watch. A missing directory is an empty queue.

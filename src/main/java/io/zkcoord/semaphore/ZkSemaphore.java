@@ -99,7 +99,7 @@ public final class ZkSemaphore {
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("semaphore", path);
         this.permits = permits;
         this.queue = new QueueDirectory(client, path, record(permits), new CountGuard());
         this.leases = new Leases(new Host(), KIND, new SemaphoreRule(permits), this::checkOpen);
