@@ -90,6 +90,7 @@ public final class ZkClient implements AutoCloseable {
      * The live handle of the current session. After {@link ConnectionState#LOST} this is a new
      * handle; do not keep it across a loss.
      *
+     * @return the handle of the current session
      * @throws IllegalStateException if the client is closed
      */
     public ZooKeeper zooKeeper() {
@@ -111,6 +112,7 @@ public final class ZkClient implements AutoCloseable {
      * Returns the current session, waiting for one to be established (after a {@link
      * ConnectionState#LOST}) as long as the retry policy allows.
      *
+     * @return the current session
      * @throws IllegalStateException if the client is closed, also while waiting
      * @throws CoordinationException if no session is established within the retry policy
      * @throws InterruptedException if interrupted while waiting
@@ -219,6 +221,7 @@ public final class ZkClient implements AutoCloseable {
      * Adds a listener that sees every later transition once, in order, on a library thread.
      * Whatever it throws is logged; the other listeners are still told.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      * @throws IllegalStateException if the client is closed
      */
@@ -230,7 +233,11 @@ public final class ZkClient implements AutoCloseable {
         lifecycle.addListener(listener);
     }
 
-    /** Removes a listener; does nothing if it was not added. */
+    /**
+     * Removes a listener; does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
     public void removeConnectionListener(ConnectionListener listener) {
         lifecycle.removeListener(listener);
     }
@@ -241,6 +248,7 @@ public final class ZkClient implements AutoCloseable {
      * which threads). Whatever it throws is logged and ignored. May be added before or after
      * recipes are made; an acquisition already under way when it is added may be reported in part.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      * @throws IllegalStateException if the client is closed
      */
@@ -252,7 +260,11 @@ public final class ZkClient implements AutoCloseable {
         services.observer().add(listener);
     }
 
-    /** Removes a coordination listener; does nothing if it was not added. */
+    /**
+     * Removes a coordination listener; does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
     public void removeCoordinationListener(CoordinationListener listener) {
         services.observer().remove(listener);
     }
@@ -308,6 +320,7 @@ public final class ZkClient implements AutoCloseable {
         /**
          * @param connectString comma-separated {@code host:port} list, with an optional chroot
          *     suffix; required
+         * @return this builder
          */
         public Builder connectString(String connectString) {
             if (connectString == null || connectString.isBlank()) {
@@ -320,19 +333,26 @@ public final class ZkClient implements AutoCloseable {
         /**
          * @param sessionTimeout the session timeout to ask for; the ensemble may negotiate another
          *     within its own bounds. Default 10 s.
+         * @return this builder
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
             return this;
         }
 
-        /** @param connectionTimeout how long {@link #build()} waits for the first session. Default 15 s. */
+        /**
+         * @param connectionTimeout how long {@link #build()} waits for the first session. Default 15 s.
+         * @return this builder
+         */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
             return this;
         }
 
-        /** @param retryPolicy the policy for every operation. Default {@link RetryPolicy#defaultPolicy()}. */
+        /**
+         * @param retryPolicy the policy for every operation. Default {@link RetryPolicy#defaultPolicy()}.
+         * @return this builder
+         */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             if (retryPolicy == null) {
                 throw new IllegalArgumentException("retryPolicy must not be null");
@@ -344,6 +364,10 @@ public final class ZkClient implements AutoCloseable {
         /**
          * Adds an authentication to every session, e.g. {@code ("digest", "user:secret".getBytes())}.
          * Unless {@link #acl} is set, nodes are then created with {@code CREATOR_ALL_ACL}.
+         *
+         * @param scheme the authentication scheme, e.g. {@code digest}
+         * @param credentials the scheme's credentials
+         * @return this builder
          */
         public Builder authorization(String scheme, byte[] credentials) {
             if (scheme == null || scheme.isBlank() || credentials == null) {
@@ -356,6 +380,7 @@ public final class ZkClient implements AutoCloseable {
         /**
          * @param acl the ACL of every node the recipes create. Default {@code OPEN_ACL_UNSAFE}, or
          *     {@code CREATOR_ALL_ACL} when an authorization is given.
+         * @return this builder
          */
         public Builder acl(List<ACL> acl) {
             // Not acl.contains(null): immutable lists (List.of) throw NullPointerException on it.
@@ -366,7 +391,10 @@ public final class ZkClient implements AutoCloseable {
             return this;
         }
 
-        /** @param clientConfig ZooKeeper client settings (TLS, SASL, ...). Default: a new {@link ZKClientConfig}. */
+        /**
+         * @param clientConfig ZooKeeper client settings (TLS, SASL, ...). Default: a new {@link ZKClientConfig}.
+         * @return this builder
+         */
         public Builder clientConfig(ZKClientConfig clientConfig) {
             if (clientConfig == null) {
                 throw new IllegalArgumentException("clientConfig must not be null");
@@ -378,6 +406,7 @@ public final class ZkClient implements AutoCloseable {
         /**
          * @param clock the clock for session-loss detection and retry delays. Default {@link
          *     Clock#system()}; tests inject their own.
+         * @return this builder
          */
         public Builder clock(Clock clock) {
             if (clock == null) {

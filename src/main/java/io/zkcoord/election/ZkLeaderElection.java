@@ -193,6 +193,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     /**
      * Waits until this participant leads, at most {@code maxWait}.
      *
+     * @param maxWait how long to wait at most
      * @return true if it leads on return; false if the time ran out, or it is closed or not started
      * @throws IllegalArgumentException if {@code maxWait} is null
      * @throws InterruptedException if interrupted while waiting
@@ -223,6 +224,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     /**
      * Adds a listener. If this participant leads now, the listener is told {@code elected} first.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public void addListener(LeadershipListener listener) {
@@ -256,6 +258,7 @@ public final class ZkLeaderElection implements AutoCloseable {
      * then one {@code multi} read of every node's data, whatever their number. A participant that
      * leaves between the two reads is left out.
      *
+     * @return every participant, the leader first
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
      * @throws IllegalStateException if the client is closed
      * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy

@@ -16,6 +16,9 @@ import java.util.Optional;
 public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
 
     /**
+     * @param path the directory that was read
+     * @param readAt when the read of the nodes' data was answered
+     * @param entries the directory's nodes, in the order described on the class; copied
      * @throws IllegalArgumentException if an argument is null
      */
     public QueueSnapshot {
@@ -35,7 +38,10 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
         return entries.stream().filter(e -> !e.holding()).toList();
     }
 
-    /** @return the entry of the node named {@code nodeName}, if it was read */
+    /**
+     * @param nodeName a child's name, without the directory
+     * @return the entry of the node named {@code nodeName}, if it was read
+     */
     public Optional<Entry> entry(String nodeName) {
         return entries.stream().filter(e -> e.nodeName().equals(nodeName)).findFirst();
     }

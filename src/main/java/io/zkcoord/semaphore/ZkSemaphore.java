@@ -123,6 +123,7 @@ public final class ZkSemaphore {
      * Acquires a lease, waiting at most {@code maxWait}, ZooKeeper calls included. {@link
      * Duration#ZERO} (or less) takes one look and never waits for a holder to leave.
      *
+     * @param maxWait how long to wait at most
      * @return the lease, or empty if none was granted in time (no node is left)
      * @throws IllegalArgumentException if {@code maxWait} is null
      * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
@@ -149,6 +150,8 @@ public final class ZkSemaphore {
      * thread, never ZooKeeper's. Cancelling the future, or completing it by any other means (such
      * as {@code orTimeout}), abandons the acquisition and deletes its node; a lease granted at that
      * instant is released.
+     *
+     * @return the future of the lease
      */
     public CompletableFuture<ZkLease> acquireAsync() {
         return leases.acquireAsync();
