@@ -384,7 +384,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         // Registered after the phase is set: a session already ended runs the hook at once.
         cancelLossHook = g.session().onEnd(() -> sessionEnded(g));
         if (phase == Phase.LEADING && grant == g) {
-            log.info("{} leads with epoch 0x{}", describe(), Long.toHexString(g.czxid()));
+            log.info("{} leads with epoch {}", describe(), g.czxid());
             tellElected(g.czxid());
         }
         notifyAll();
@@ -405,7 +405,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         } else if (state == ConnectionState.RECONNECTED && phase == Phase.STEPPED_DOWN && grant != null
                 && grant.session().isAlive()) {
             phase = Phase.LEADING; // the same session: its node still leads
-            log.info("{} leads again with epoch 0x{}", describe(), Long.toHexString(grant.czxid()));
+            log.info("{} leads again with epoch {}", describe(), grant.czxid());
             tellElected(grant.czxid());
         }
         notifyAll();
