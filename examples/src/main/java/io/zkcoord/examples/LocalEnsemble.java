@@ -540,7 +540,8 @@ public final class LocalEnsemble implements AutoCloseable {
             System.out.println("Use it from another terminal, e.g.");
             System.out.println("  mvn -B -q -f examples/pom.xml exec:exec -Ddemo=InventoryDemo -Ddemo.args=\"--connect "
                     + ensemble.connectString() + "\"");
-            System.out.println("Commands: status | leader | kill N | stop N | start N | quit.   Ctrl-C stops everything.");
+            System.out.println("Commands: status | leader | kill N | stop N | start N | quit.   Ctrl-C (or kill "
+                    + ProcessHandle.current().pid() + ") stops everything.");
             console(ensemble, timeline);
         } finally {
             mainEnded.set(true);
