@@ -37,7 +37,7 @@ final class Recipes {
         ZkMutex mutex = new ZkMutex(client, "/locks/orders");
         mutex.lock();
         try {
-            long token = mutex.fencingToken();   // the czxid of our lock node; only grows
+            long token = mutex.fencingToken();   // grows with every new hold of the path
             // critical section: every write to the guarded resource carries the token
             return token;
         } finally {
