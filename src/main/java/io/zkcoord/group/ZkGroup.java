@@ -230,8 +230,8 @@ public final class ZkGroup implements AutoCloseable {
             joinedSession = 0;
         }
         client.removeConnectionListener(connection);
-        if (session != 0) {
-            ZkSession s = services.session().getNow(null);
+        if (session != 0 && !client.isClosed()) {
+            ZkSession s = currentSession();
             if (s != null && s.id() == session && s.isAlive()) {
                 try {
                     directory.deleteInBackground(s, nodePath).get(1, java.util.concurrent.TimeUnit.SECONDS);
@@ -349,6 +349,15 @@ public final class ZkGroup implements AutoCloseable {
         }, services.userCallbacks());
     }
 
+    /** @return the live session, or null if there is none now (or the client closed meanwhile) */
+    private ZkSession currentSession() {
+        try {
+            return services.session().getNow(null);
+        } catch (RuntimeException e) {
+            return null; // completed exceptionally: the client is closed
+        }
+    }
+
     private void later(Runnable task) {
         if (!client.isClosed()) {
             services.scheduler().schedule(task, REJOIN_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -388,7 +397,7 @@ public final class ZkGroup implements AutoCloseable {
             }
             generation = ++readGeneration;
         }
-        ZkSession session = services.session().getNow(null);
+        ZkSession session = currentSession();
         if (session == null) {
             return; // the next CONNECTED or RECONNECTED reads again
         }

@@ -246,6 +246,21 @@ class ZkShardMemberTest {
         assertNoListenerProblems();
     }
 
+    /** Closing a member (and its group) after its client was closed returns quietly; the others take its shards. */
+    @Test
+    void closeAfterTheClientClosed() {
+        ZkShardMember a = member("a");
+        ZkShardMember b = member("b");
+        a.start();
+        b.start();
+        awaitBalanced(List.of(a, b));
+        ((ZkClient) open.get(open.indexOf(b) - 1)).close();
+        b.close();
+        b.close();
+        awaitBalanced(List.of(a));
+        assertNoListenerProblems();
+    }
+
     /** A member with another shard count, or a duplicate id, is refused at start. */
     @Test
     void refusedMembers() {
