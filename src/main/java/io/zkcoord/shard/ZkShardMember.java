@@ -3,6 +3,7 @@ package io.zkcoord.shard;
 import io.zkcoord.ConnectionListener;
 import io.zkcoord.ConnectionState;
 import io.zkcoord.CoordinationException;
+import io.zkcoord.LockLostException;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.election.LeadershipListener;
@@ -29,6 +30,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -115,6 +118,8 @@ public final class ZkShardMember implements AutoCloseable {
     private Phase phase = Phase.NEW;
     /** Shards told {@code assigned} and not yet {@code revoked}, with their tokens. */
     private volatile Map<Integer, Long> ownedView = Map.of();
+    /** The leases of the shards in {@link #ownedView}. */
+    private volatile Map<Integer, ZkLease> leaseView = Map.of();
 
     /** One shard this member wants or owns. Touched only on the decisions thread. */
     private static final class Shard {
@@ -219,6 +224,27 @@ public final class ZkShardMember implements AutoCloseable {
     public OptionalLong token(int shard) {
         Long token = owned().contains(shard) ? ownedView.get(shard) : null;
         return token == null ? OptionalLong.empty() : OptionalLong.of(token);
+    }
+
+    /**
+     * Applies {@code ops} only if this member still owns {@code shard}, checked by the server: the
+     * operations go in one {@code multi} behind a {@code check} that the shard's lock node exists
+     * (see {@link ZkLease#commitIfHeld(Iterable)}). A member whose session expired during a pause
+     * has its write refused, whatever it believes.
+     *
+     * @param shard an owned shard
+     * @param ops the operations
+     * @return the results of {@code ops}, in order
+     * @throws io.zkcoord.LockLostException if this member does not own {@code shard} now, or its
+     *     node is gone; nothing applied
+     * @throws CoordinationException as {@link ZkLease#commitIfHeld(Iterable)}
+     */
+    public List<OpResult> commitIfHeld(int shard, Iterable<Op> ops) {
+        ZkLease lease = owned().contains(shard) ? leaseView.get(shard) : null;
+        if (lease == null) {
+            throw new LockLostException(describe() + " does not own shard " + shard);
+        }
+        return lease.commitIfHeld(ops);
     }
 
     /**
@@ -490,6 +516,9 @@ public final class ZkShardMember implements AutoCloseable {
         long token = s.lease.fencingToken();
         Map<Integer, Long> view = new HashMap<>(ownedView);
         view.put(s.id, token);
+        Map<Integer, ZkLease> leases = new HashMap<>(leaseView);
+        leases.put(s.id, s.lease);
+        leaseView = Map.copyOf(leases);
         ownedView = Map.copyOf(view);
         events.execute(() -> listeners.forEach(l -> call(l, x -> x.assigned(s.id, token))));
     }
@@ -500,6 +529,9 @@ public final class ZkShardMember implements AutoCloseable {
         Map<Integer, Long> view = new HashMap<>(ownedView);
         view.remove(s.id);
         ownedView = Map.copyOf(view);
+        Map<Integer, ZkLease> leases = new HashMap<>(leaseView);
+        leases.remove(s.id);
+        leaseView = Map.copyOf(leases);
         events.execute(() -> listeners.forEach(l -> call(l, x -> x.revoked(s.id, token, reason))));
     }
 

@@ -98,6 +98,10 @@ class ZkShardMemberTest {
         return m;
     }
 
+    private ZkClient ca() {
+        return (ZkClient) open.get(0);
+    }
+
     /** At rest: every shard owned by exactly one live member, each owning floor or ceil of n/m, listeners agreeing with owned(). */
     private void awaitBalanced(List<ZkShardMember> members) {
         Await.until(WAIT, () -> {
@@ -194,6 +198,16 @@ class ZkShardMemberTest {
         }
         assertEquals(3, moved);
         assertTokensGrow(members);
+        // Writes fenced by ownership: the owner's lands; a member that does not own the shard is refused.
+        ca().call("/", zk -> zk.create("/register", new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                org.apache.zookeeper.CreateMode.PERSISTENT));
+        ZkShardMember owner = members.stream().filter(m -> m.owned().contains(0)).findFirst().orElseThrow();
+        ZkShardMember other = members.stream().filter(m -> !m.owned().contains(0)).findFirst().orElseThrow();
+        owner.commitIfHeld(0, List.of(org.apache.zookeeper.Op.setData("/register", "0".getBytes(java.nio.charset.StandardCharsets.UTF_8), -1)));
+        assertThrows(io.zkcoord.LockLostException.class,
+                () -> other.commitIfHeld(0, List.of(org.apache.zookeeper.Op.setData("/register", "x".getBytes(java.nio.charset.StandardCharsets.UTF_8), -1))));
+        byte[] written = ca().call("/register", zk -> zk.getData("/register", false, null));
+        assertEquals("0", new String(written, java.nio.charset.StandardCharsets.UTF_8));
         assertNoListenerProblems();
     }
 
