@@ -20,7 +20,11 @@ public interface ShardListener {
     void assigned(int shard, long fencingToken);
 
     /**
-     * This member no longer owns {@code shard}: stop its work now.
+     * This member no longer owns {@code shard}: stop its work now. For {@code MOVED} and {@code
+     * CLOSED} the shard's lock is released only after every listener has returned from this call,
+     * so the next owner starts only after the work here stopped. For {@code SUSPENDED} and {@code
+     * LOST} the session may already be gone, and another member may own the shard already: writes
+     * must be fenced with the token.
      *
      * @param shard the shard
      * @param fencingToken the token {@code assigned} gave

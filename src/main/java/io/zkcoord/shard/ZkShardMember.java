@@ -76,7 +76,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Balanced and sticky.</b> Once membership is stable every member owns {@code
  *       floor(n/m)} or {@code ceil(n/m)} shards; a change moves only what balance needs.
  *   <li><b>Listeners</b> hear {@code assigned} and {@code revoked} strictly alternating per shard,
- *       one call at a time, in order, on a library thread.
+ *       one call at a time, in order, on a library thread. A shard moved away ({@code MOVED}) or
+ *       given up by {@link #close()} ({@code CLOSED}) is released only after every listener has
+ *       returned from {@code revoked}: the next owner cannot start before this one stopped. (A
+ *       listener that never returns keeps the shard, and holds up this member's later events.)
  *   <li>A second member with the same id in the group fails {@link #start()} with {@link
  *       io.zkcoord.group.DuplicateMemberException}; a member with another shard count than the
  *       path's gets {@link IllegalStateException}.
@@ -281,9 +284,10 @@ public final class ZkShardMember implements AutoCloseable {
     }
 
     /**
-     * Gives every shard up (listeners hear {@code revoked(CLOSED)}, then each lock is released so
-     * the next owner can start), then leaves the group. Idempotent; returns within about ten
-     * seconds whatever the network does; never throws.
+     * Gives every shard up (listeners hear {@code revoked(CLOSED)}, then each lock is released, at
+     * once and in parallel, so the next owners can start), then leaves the group. Idempotent;
+     * returns within about ten seconds whatever the network does (a lock not released by then is
+     * released in the background, or goes with the session); never throws.
      */
     @Override
     public void close() {
@@ -299,18 +303,21 @@ public final class ZkShardMember implements AutoCloseable {
             }
         }
         client.removeConnectionListener(connection);
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<CompletableFuture<Void>> dropped = new CompletableFuture<>();
         try {
             decisions.execute(() -> {
+                List<CompletableFuture<Void>> releases = new java.util.ArrayList<>();
                 try {
                     for (Shard s : List.copyOf(mine.values())) {
-                        drop(s, RevokeReason.CLOSED);
+                        releases.add(drop(s, RevokeReason.CLOSED));
                     }
                 } finally {
-                    done.complete(null);
+                    dropped.complete(CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)));
                 }
             });
-            done.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
+            dropped.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -474,17 +481,24 @@ public final class ZkShardMember implements AutoCloseable {
         reconcile(); // still wanted: queue again in the new session
     }
 
-    private void drop(Shard s, RevokeReason reason) {
+    /**
+     * Gives {@code s} up: abandons its acquisition, or tells the listeners {@code revoked(reason)}
+     * and releases its lock once every listener has returned, so that the next owner cannot start
+     * before this one stopped.
+     *
+     * @return completes once the lock is released (or there was none)
+     */
+    private CompletableFuture<Void> drop(Shard s, RevokeReason reason) {
         mine.remove(s.id);
         if (s.pending != null) {
             s.pending.cancel(false); // abandons the acquisition and deletes its node
         }
-        if (s.lease != null) {
-            if (s.told) {
-                tellRevoked(s, reason);
-            }
-            s.lease.release();
+        if (s.lease == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        ZkLease lease = s.lease;
+        CompletableFuture<Void> heard = s.told ? tellRevoked(s, reason) : CompletableFuture.completedFuture(null);
+        return heard.thenRunAsync(lease::release, services.userCallbacks());
     }
 
     /** Events thread of the client. */
@@ -523,7 +537,8 @@ public final class ZkShardMember implements AutoCloseable {
         events.execute(() -> listeners.forEach(l -> call(l, x -> x.assigned(s.id, token))));
     }
 
-    private void tellRevoked(Shard s, RevokeReason reason) {
+    /** @return completes once every listener has returned from {@code revoked} */
+    private CompletableFuture<Void> tellRevoked(Shard s, RevokeReason reason) {
         s.told = false;
         long token = s.lease.fencingToken();
         Map<Integer, Long> view = new HashMap<>(ownedView);
@@ -532,7 +547,12 @@ public final class ZkShardMember implements AutoCloseable {
         Map<Integer, ZkLease> leases = new HashMap<>(leaseView);
         leases.remove(s.id);
         leaseView = Map.copyOf(leases);
-        events.execute(() -> listeners.forEach(l -> call(l, x -> x.revoked(s.id, token, reason))));
+        CompletableFuture<Void> heard = new CompletableFuture<>();
+        events.execute(() -> {
+            listeners.forEach(l -> call(l, x -> x.revoked(s.id, token, reason)));
+            heard.complete(null);
+        });
+        return heard;
     }
 
     private void call(ShardListener listener, java.util.function.Consumer<ShardListener> event) {
