@@ -107,15 +107,21 @@ public final class ZkShardMember implements AutoCloseable {
     private final List<ShardListener> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionListener connection = this::connectionChanged;
     private final Watcher assignmentWatcher = this::assignmentChanged;
-    /** Runs every decision, one at a time; may block on ZooKeeper calls (under the retry policy). */
+    /** Runs every decision about this member's shards, one at a time; never blocks on ZooKeeper. */
     private final ScheduledExecutorService decisions;
+    /**
+     * Runs the coordinator's work, one at a time: it blocks on ZooKeeper calls (under the retry
+     * policy), so it has a thread of its own and never holds up a step-down on SUSPENDED.
+     */
+    private final ScheduledExecutorService coordination;
 
     // Touched only on the decisions thread.
     private final Map<Integer, Shard> mine = new HashMap<>();
     private final Map<Integer, ZkMutex> locks = new HashMap<>();
     private ShardAssignment target;
-    private boolean leading;
     private boolean suspended;
+    /** Whether this member's coordinator participant leads; read by the coordination thread. */
+    private volatile boolean leading;
 
     // Guarded by this.
     private Phase phase = Phase.NEW;
@@ -157,11 +163,8 @@ public final class ZkShardMember implements AutoCloseable {
         this.assignmentPath = path + "/assignment";
         this.coordinator = new ZkLeaderElection(client, path + "/coordinator", memberId);
         this.events = new InOrder(services.userCallbacks());
-        this.decisions = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "zkcoord-shards-" + memberId);
-            t.setDaemon(true);
-            return t;
-        });
+        this.decisions = singleThread("zkcoord-shards-" + memberId);
+        this.coordination = singleThread("zkcoord-shards-coordinator-" + memberId);
     }
 
     /**
@@ -182,7 +185,7 @@ public final class ZkShardMember implements AutoCloseable {
         }
         try {
             checkShardCount();
-            group.addListener(members -> decisions.execute(this::coordinate));
+            group.addListener(members -> later(coordination, this::coordinate, 0));
             group.join();
         } catch (RuntimeException e) {
             synchronized (this) {
@@ -190,21 +193,20 @@ public final class ZkShardMember implements AutoCloseable {
             }
             group.close();
             decisions.shutdown();
+            coordination.shutdown();
             throw e;
         }
         client.addConnectionListener(connection);
         coordinator.addListener(new LeadershipListener() {
             @Override
             public void elected(long epoch) {
-                decisions.execute(() -> {
-                    leading = true;
-                    coordinate();
-                });
+                leading = true;
+                later(coordination, ZkShardMember.this::coordinate, 0);
             }
 
             @Override
             public void revoked(long epoch, RevokeReason reason) {
-                decisions.execute(() -> leading = false);
+                leading = false;
             }
         });
         coordinator.start();
@@ -299,6 +301,7 @@ public final class ZkShardMember implements AutoCloseable {
             phase = Phase.CLOSED;
             if (!started) {
                 decisions.shutdown();
+                coordination.shutdown();
                 return;
             }
         }
@@ -326,11 +329,33 @@ public final class ZkShardMember implements AutoCloseable {
         coordinator.close();
         group.close();
         decisions.shutdown();
+        coordination.shutdown();
     }
 
     @Override
     public String toString() {
         return "ZkShardMember[" + path + ", " + memberId + ", " + shards + " shards]";
+    }
+
+    /** Runs {@code task} on {@code executor} after {@code delayMillis}; nothing once this member is closed. */
+    private void later(ScheduledExecutorService executor, Runnable task, long delayMillis) {
+        try {
+            if (delayMillis <= 0) {
+                executor.execute(task);
+            } else {
+                executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("{} is closed; dropped a late task", describe());
+        }
+    }
+
+    private static ScheduledExecutorService singleThread(String name) {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     // ------------------------------------------------------------------ the assignment
@@ -364,13 +389,13 @@ public final class ZkShardMember implements AutoCloseable {
                     KeeperException.Code code = KeeperException.Code.get(rc);
                     if (code == KeeperException.Code.OK) {
                         ShardAssignment read = ShardAssignment.decode(data);
-                        decisions.execute(() -> {
+                        later(decisions, () -> {
                             target = read;
                             reconcile();
-                        });
+                        }, 0);
                     } else if (code != KeeperException.Code.CONNECTIONLOSS && code != KeeperException.Code.SESSIONEXPIRED) {
                         log.warn("{}: cannot read {}: {}; trying again", describe(), assignmentPath, code);
-                        decisions.schedule(this::readAssignment, RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                        later(decisions, this::readAssignment, RETRY_DELAY_MILLIS);
                     }
                     // Connection trouble: RECONNECTED reads again.
                 }, null));
@@ -383,7 +408,7 @@ public final class ZkShardMember implements AutoCloseable {
     }
 
     /**
-     * The coordinator's one job (decisions thread): when it leads, write the spread of the shards
+     * The coordinator's one job (coordination thread): when it leads, write the spread of the shards
      * over the current members, if it differs from the assignment there, by a versioned write (a
      * concurrent write by a former coordinator makes it read and decide again).
      */
@@ -407,13 +432,13 @@ public final class ZkShardMember implements AutoCloseable {
             client.call(assignmentPath, zk -> zk.setData(assignmentPath, next.encode(), stat.getVersion()));
             log.info("{}: assignment over {} members written (version {})", describe(), members.size(), stat.getVersion() + 1);
         } catch (KeeperException.BadVersionException e) {
-            decisions.execute(this::coordinate);
+            later(coordination, this::coordinate, 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             if (!closed() && !client.isClosed()) {
                 log.warn("{}: could not write the assignment; trying again in {} ms: {}", describe(), RETRY_DELAY_MILLIS, e.toString());
-                decisions.schedule(this::coordinate, RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                later(coordination, this::coordinate, RETRY_DELAY_MILLIS);
             }
         }
     }
@@ -443,7 +468,7 @@ public final class ZkShardMember implements AutoCloseable {
         mine.put(shard, s);
         ZkMutex lock = locks.computeIfAbsent(shard, k -> new ZkMutex(client, path + "/shard-" + k));
         s.pending = lock.acquireAsync();
-        s.pending.whenComplete((lease, failure) -> decisions.execute(() -> granted(s, lease, failure)));
+        s.pending.whenComplete((lease, failure) -> later(decisions, () -> granted(s, lease, failure), 0));
     }
 
     private void granted(Shard s, ZkLease lease, Throwable failure) {
@@ -458,13 +483,13 @@ public final class ZkShardMember implements AutoCloseable {
             mine.remove(s.id);
             if (!(cause instanceof CancellationException) && !closed() && !client.isClosed()) {
                 log.warn("{}: could not take shard {}; trying again in {} ms: {}", describe(), s.id, RETRY_DELAY_MILLIS, cause.toString());
-                decisions.schedule(this::reconcile, RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                later(decisions, this::reconcile, RETRY_DELAY_MILLIS);
             }
             return;
         }
         s.pending = null;
         s.lease = lease;
-        lease.whenLost().thenRun(() -> decisions.execute(() -> lost(s, lease)));
+        lease.whenLost().thenRun(() -> later(decisions, () -> lost(s, lease), 0));
         if (!suspended && client.state().isConnected()) {
             tellAssigned(s);
         }
@@ -504,23 +529,23 @@ public final class ZkShardMember implements AutoCloseable {
     /** Events thread of the client. */
     private void connectionChanged(ConnectionState state) {
         if (state == ConnectionState.SUSPENDED) {
-            decisions.execute(() -> {
+            later(decisions, () -> {
                 suspended = true;
                 for (Shard s : mine.values()) {
                     if (s.told) {
                         tellRevoked(s, RevokeReason.SUSPENDED);
                     }
                 }
-            });
+            }, 0);
         } else if (state.isConnected()) {
-            decisions.execute(() -> {
+            later(decisions, () -> {
                 suspended = false;
                 for (Shard s : mine.values()) {
                     if (s.lease != null && s.lease.isValid() && !s.told) {
                         tellAssigned(s);
                     }
                 }
-            });
+            }, 0);
             readAssignment();
         }
     }
