@@ -18,6 +18,7 @@ import org.apache.zookeeper.OpResult;
  * 1. one multi read of every shard queue;
  * 2. one multi read of the first nodes (their {@code ephemeralOwner});
  * 3. the members' directory, then 4. one multi read of the members (their sessions).
+ * A snapshot reads the assignment node too.
  */
 final class OwnerReader {
 
@@ -31,7 +32,15 @@ final class OwnerReader {
         this.shards = shards;
     }
 
+    /** @return shard to owner id, for every shard whose lock a live member holds */
     Map<Integer, String> read() throws InterruptedException {
+        Map<Integer, String> ids = new TreeMap<>();
+        snapshot().owners().forEach((shard, owner) -> ids.put(shard, owner.memberId()));
+        return Collections.unmodifiableMap(ids);
+    }
+
+    /** @return the path's members, target assignment and owners (five reads: the four above and the assignment) */
+    ShardSnapshot snapshot() throws InterruptedException {
         try {
             List<Op> queues = new ArrayList<>(shards);
             for (int k = 0; k < shards; k++) {
@@ -49,50 +58,31 @@ final class OwnerReader {
                     }
                 }
             }
-            Map<Long, String> memberBySession = members();
-            Map<Integer, String> owners = new TreeMap<>();
+            List<io.zkcoord.group.Member> members = io.zkcoord.group.GroupReader.members(client, path + "/members");
+            Map<Long, String> memberBySession = new HashMap<>();
+            members.forEach(m -> memberBySession.put(m.sessionId(), m.id()));
+            Map<Integer, ShardSnapshot.Owner> owners = new TreeMap<>();
             if (!heads.isEmpty()) {
                 List<OpResult> headResults = client.call(path, zk -> zk.multi(heads));
                 for (int i = 0; i < heads.size(); i++) {
                     if (headResults.get(i) instanceof OpResult.GetDataResult r) {
                         String owner = memberBySession.get(r.getStat().getEphemeralOwner());
                         if (owner != null) {
-                            owners.put(heldShards.get(i), owner);
+                            owners.put(heldShards.get(i), new ShardSnapshot.Owner(owner, r.getStat().getCzxid()));
                         }
                     }
                 }
             }
-            return Collections.unmodifiableMap(owners);
+            Map<Integer, String> target = Map.of();
+            try {
+                String assignment = path + "/assignment";
+                target = ShardAssignment.decode(client.call(assignment, zk -> zk.getData(assignment, false, null))).owners();
+            } catch (KeeperException.NoNodeException | IllegalStateException e) {
+                // no assignment (yet), or not a shard path: no target
+            }
+            return new ShardSnapshot(path, shards, members, target, owners);
         } catch (KeeperException e) {
             throw new io.zkcoord.CoordinationException("cannot read the owners of " + path + ": " + e.getMessage(), e);
         }
-    }
-
-    private Map<Long, String> members() throws KeeperException, InterruptedException {
-        String dir = path + "/members";
-        List<String> children;
-        try {
-            children = client.call(dir, zk -> zk.getChildren(dir, false));
-        } catch (KeeperException.NoNodeException e) {
-            return Map.of();
-        }
-        List<Op> reads = new ArrayList<>();
-        List<String> ids = new ArrayList<>();
-        for (String child : children) {
-            io.zkcoord.group.ZkGroup.memberIdOf(child).ifPresent(id -> {
-                ids.add(id);
-                reads.add(Op.getData(dir + "/" + child));
-            });
-        }
-        Map<Long, String> bySession = new HashMap<>();
-        if (!reads.isEmpty()) {
-            List<OpResult> results = client.call(dir, zk -> zk.multi(reads));
-            for (int i = 0; i < reads.size(); i++) {
-                if (results.get(i) instanceof OpResult.GetDataResult r) {
-                    bySession.put(r.getStat().getEphemeralOwner(), ids.get(i));
-                }
-            }
-        }
-        return bySession;
     }
 }

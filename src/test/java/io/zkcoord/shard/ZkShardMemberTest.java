@@ -184,6 +184,18 @@ class ZkShardMemberTest {
                 throw new AssertionError(e);
             }
         });
+        ShardSnapshot snapshot = io.zkcoord.inspect.Inspector.shards(ca(), PATH);
+        assertEquals(SHARDS, snapshot.shards());
+        assertEquals(List.of("a", "b", "c"), snapshot.members().stream().map(io.zkcoord.group.Member::id).toList());
+        assertEquals(before, snapshot.target());
+        for (ZkShardMember m : members) {
+            for (int shard : m.owned()) {
+                assertEquals(new ShardSnapshot.Owner(m.memberId(), m.token(shard).orElseThrow()), snapshot.owners().get(shard));
+            }
+        }
+        assertEquals(List.of("a", "b", "c"),
+                io.zkcoord.inspect.Inspector.group(ca(), PATH + "/members").stream().map(io.zkcoord.group.Member::id).toList());
+        assertEquals(0, io.zkcoord.inspect.Inspector.shards(ca(), "/nothing/here").shards());
         ZkShardMember d = member("d");
         d.start();
         members.add(d);
