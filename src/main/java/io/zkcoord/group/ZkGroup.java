@@ -12,10 +12,8 @@ import io.zkcoord.queue.QueuePaths;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *       given up) is deleted first.
  *   <li><b>The view.</b> Once joined, or once a listener is added, the group watches its directory
  *       with one child watch: a membership change costs each watcher one notification, one read of
- *       the directory and one read of the new members' data, whatever the group's size. {@link
+ *       the directory and one {@code multi} read of the members' data, whatever the group's size. {@link
  *       #members()} returns the last view, in join order (creation order of the nodes).
  *   <li><b>Listeners</b> hear every new view once, one at a time, in order, on a library thread.
  * </ul>
@@ -88,12 +86,8 @@ public final class ZkGroup implements AutoCloseable {
     private long joinedSession;
     /** Every session of this client that made our node: a node of one of them is ours to delete. */
     private final Set<Long> ourSessions = new HashSet<>();
-    /** Members whose data was read, by node name; a name read again with another czxid is re-read. */
-    private final Map<String, Known> known = new HashMap<>();
     private int readGeneration;
     private volatile List<Member> view = List.of();
-
-    private record Known(Member member, long czxid) { }
 
     /**
      * @param client the client whose session holds the membership
@@ -386,7 +380,7 @@ public final class ZkGroup implements AutoCloseable {
      * Reads the view again (ZooKeeper's callbacks; never blocks):
      * 1. getChildren of the directory, with the group's one watcher (NONODE: exists with it, to
      *    hear the directory made);
-     * 2. one multi read of the data of the members not read before;
+     * 2. one multi read of every member's data and stat;
      * 3. the view, sorted by czxid (join order), published if it changed.
      */
     private void refresh() {
@@ -422,53 +416,36 @@ public final class ZkGroup implements AutoCloseable {
         }
     }
 
+    /**
+     * One multi read of every member's data and stat: one request whatever their number. (Every
+     * member is read again, not only the new names: a member that left and joined again between
+     * two reads keeps its node name, and only its stat tells the new session.)
+     */
     private void readMembers(ZkSession session, int generation, List<String> children) {
-        List<String> toRead = new ArrayList<>();
-        Map<String, Known> current = new HashMap<>();
-        synchronized (this) {
-            for (String child : children) {
-                if (MemberNames.id(child).isEmpty()) {
-                    continue;
-                }
-                Known k = known.get(child);
-                if (k == null) {
-                    toRead.add(child);
-                } else {
-                    current.put(child, k);
-                }
-            }
-        }
-        if (toRead.isEmpty()) {
-            settle(generation, current);
+        List<String> names = children.stream().filter(c -> MemberNames.id(c).isPresent()).toList();
+        if (names.isEmpty()) {
+            publish(generation, List.of());
             return;
         }
-        List<Op> reads = new ArrayList<>(toRead.size());
-        for (String child : toRead) {
+        List<Op> reads = new ArrayList<>(names.size());
+        for (String child : names) {
             reads.add(Op.getData(path + "/" + child));
         }
         session.zooKeeper().multi(reads, (rc, p, ctx, results) -> {
             if (Code.get(rc) != Code.OK || results == null) {
                 return; // connection trouble: read again on reconnection
             }
+            record Read(Member member, long czxid) { }
+            List<Read> read = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i) instanceof OpResult.GetDataResult r) {
-                    String child = toRead.get(i);
-                    Member m = new Member(MemberNames.id(child).orElseThrow(), r.getData(), r.getStat().getEphemeralOwner());
-                    current.put(child, new Known(m, r.getStat().getCzxid()));
+                    Member m = new Member(MemberNames.id(names.get(i)).orElseThrow(), r.getData(), r.getStat().getEphemeralOwner());
+                    read.add(new Read(m, r.getStat().getCzxid()));
                 }
             }
-            settle(generation, current);
+            read.sort(Comparator.comparingLong(Read::czxid));
+            publish(generation, read.stream().map(Read::member).toList());
         }, null);
-    }
-
-    private void settle(int generation, Map<String, Known> current) {
-        synchronized (this) {
-            known.keySet().retainAll(current.keySet());
-            known.putAll(current);
-        }
-        List<Known> sorted = new ArrayList<>(current.values());
-        sorted.sort(Comparator.comparingLong(Known::czxid));
-        publish(generation, sorted.stream().map(Known::member).toList());
     }
 
     private void publish(int generation, List<Member> members) {
