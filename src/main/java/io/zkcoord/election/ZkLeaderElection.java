@@ -5,6 +5,7 @@ import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.InOrder;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.QueueDirectory;

@@ -197,4 +197,40 @@ public final class Inspector {
             return 1;
         }
     }
+
+    /**
+     * Reads a group's members ({@link io.zkcoord.group.ZkGroup}): two round trips, whatever their
+     * number; nothing written, no watch set.
+     *
+     * @param client the client to read with
+     * @param path the group's directory
+     * @return the members, in join order; empty if the directory does not exist
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
+     */
+    public static List<io.zkcoord.group.Member> group(ZkClient client, String path) throws InterruptedException {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        QueuePaths.validate(path);
+        return io.zkcoord.group.GroupReader.members(client, path);
+    }
+
+    /**
+     * Reads a shard path ({@link io.zkcoord.shard.ZkShardMember}): its members, the coordinator's
+     * target assignment, and who owns each shard now with its token, in five round trips whatever
+     * the number of shards; nothing written, no watch set.
+     *
+     * @param client the client to read with
+     * @param path the shard path
+     * @return the snapshot; {@code shards()} is 0 if {@code path} is not a shard path
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
+     */
+    public static io.zkcoord.shard.ShardSnapshot shards(ZkClient client, String path) throws InterruptedException {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        return io.zkcoord.shard.ShardSnapshot.read(client, path);
+    }
 }
