@@ -13,7 +13,12 @@ import java.util.Arrays;
  */
 public record Member(String id, byte[] data, long sessionId) {
 
-    /** @throws IllegalArgumentException if {@code id} is null or empty */
+    /**
+     * @param id the member's id
+     * @param data its data (copied; null means none)
+     * @param sessionId its session
+     * @throws IllegalArgumentException if {@code id} is null or empty
+     */
     public Member {
         if (id == null || id.isEmpty()) {
             throw new IllegalArgumentException("member id must not be null or empty");

@@ -112,7 +112,7 @@ public final class ZkGroup implements AutoCloseable {
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("group", path);
         this.memberId = memberId;
         this.nodePath = path + "/" + MemberNames.nodeName(memberId);
         this.data = data == null ? new byte[0] : data.clone();
@@ -175,6 +175,7 @@ public final class ZkGroup implements AutoCloseable {
      * Adds a listener and starts watching the group if it was not yet. The listener is told the
      * current view first, once one has been read.
      *
+     * @param listener the listener
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public void addListener(GroupListener listener) {

@@ -212,7 +212,7 @@ public final class Inspector {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
-        QueuePaths.validate(path);
+        QueuePaths.validate("group", path);
         return io.zkcoord.group.GroupReader.members(client, path);
     }
 

@@ -33,6 +33,8 @@ public record ShardAssignment(int shards, Map<Integer, String> owners) {
     private static final String MAGIC = "zkcoord-shards 1";
 
     /**
+     * @param shards the number of shards, at least 1
+     * @param owners shard to target owner (copied)
      * @throws IllegalArgumentException if {@code shards < 1} or an owner's shard is out of range
      */
     public ShardAssignment {
@@ -46,7 +48,10 @@ public record ShardAssignment(int shards, Map<Integer, String> owners) {
         owners = Collections.unmodifiableMap(copy);
     }
 
-    /** @return an assignment of {@code shards} shards that gives none to anyone */
+    /**
+     * @param shards the number of shards, at least 1
+     * @return an assignment of {@code shards} shards that gives none to anyone
+     */
     public static ShardAssignment empty(int shards) {
         return new ShardAssignment(shards, Map.of());
     }
@@ -96,7 +101,10 @@ public record ShardAssignment(int shards, Map<Integer, String> owners) {
         }
     }
 
-    /** @return the shards assigned to {@code member}, ascending */
+    /**
+     * @param member a member id
+     * @return the shards assigned to {@code member}, ascending
+     */
     public List<Integer> shardsOf(String member) {
         List<Integer> mine = new ArrayList<>();
         owners.forEach((shard, owner) -> {

@@ -42,7 +42,7 @@ public record ShardSnapshot(String path, int shards, List<Member> members, Map<I
      * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static ShardSnapshot read(io.zkcoord.ZkClient client, String path) throws InterruptedException {
-        io.zkcoord.queue.QueuePaths.validate(path);
+        io.zkcoord.queue.QueuePaths.validate("shard", path);
         String assignment = path + "/assignment";
         ShardAssignment recorded;
         try {
@@ -55,7 +55,15 @@ public record ShardSnapshot(String path, int shards, List<Member> members, Map<I
         return new OwnerReader(client, path, recorded.shards()).snapshot();
     }
 
-    /** Copies every collection. */
+    /**
+     * Copies every collection.
+     *
+     * @param path the shard path
+     * @param shards the number of shards, 0 if not a shard path
+     * @param members the live members, in join order
+     * @param target shard to target member
+     * @param owners shard to owner now
+     */
     public ShardSnapshot {
         members = List.copyOf(members);
         target = Collections.unmodifiableMap(new TreeMap<>(target));

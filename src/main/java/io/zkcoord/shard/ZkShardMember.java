@@ -154,7 +154,7 @@ public final class ZkShardMember implements AutoCloseable {
         if (shards < 1) {
             throw new IllegalArgumentException("shards must be at least 1, was " + shards);
         }
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("shard", path);
         this.group = new ZkGroup(client, path + "/members", memberId, null);
         this.client = client;
         this.services = ClientServices.of(client);
@@ -255,6 +255,7 @@ public final class ZkShardMember implements AutoCloseable {
     /**
      * Adds a listener. It is told {@code assigned} at once for every shard this member owns now.
      *
+     * @param listener the listener
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public void addListener(ShardListener listener) {

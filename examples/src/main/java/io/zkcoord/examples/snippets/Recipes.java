@@ -5,6 +5,8 @@ import io.zkcoord.ZkLease;
 import io.zkcoord.election.LeadershipListener;
 import io.zkcoord.election.RevokeReason;
 import io.zkcoord.election.ZkLeaderElection;
+import io.zkcoord.group.Member;
+import io.zkcoord.group.ZkGroup;
 import io.zkcoord.inspect.Inspector;
 import io.zkcoord.inspect.QueueSnapshot;
 import io.zkcoord.lock.ZkLock;
@@ -12,9 +14,13 @@ import io.zkcoord.lock.ZkMultiLock;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.semaphore.ZkSemaphore;
+import io.zkcoord.shard.ShardListener;
+import io.zkcoord.shard.ZkShardMember;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.Op;
 import org.slf4j.Logger;
@@ -152,6 +158,41 @@ final class Recipes {
         }
     }
     // end:election
+
+    // snippet:group
+    static List<Member> group(ZkClient client) throws InterruptedException {
+        try (ZkGroup workers = new ZkGroup(client, "/groups/workers", "worker-3",
+                "10.0.0.7:8080".getBytes(StandardCharsets.UTF_8))) {
+            workers.addListener(members -> log.info("{} workers alive: {}", members.size(), members));
+            workers.join();                                          // again in every new session, until close()
+            return Inspector.group(client, "/groups/workers");       // read from the ensemble, in join order
+        }
+    }
+    // end:group
+
+    // snippet:shards
+    static Set<Integer> shards(ZkClient client) throws InterruptedException {
+        try (ZkShardMember member = new ZkShardMember(client, "/shards/invoices", "worker-3", 16)) {
+            member.addListener(new ShardListener() {
+                @Override
+                public void assigned(int shard, long fencingToken) {
+                    log.info("start shard {} (token {})", shard, fencingToken);   // fence its writes with the token
+                }
+
+                @Override
+                public void revoked(int shard, long fencingToken, RevokeReason reason) {
+                    log.info("stop shard {}: {}", shard, reason);   // the next owner starts after this returns
+                }
+            });
+            member.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (member.owned().size() < 16 && System.nanoTime() < deadline) {
+                Thread.sleep(10);                                    // alone in the group, it gets all 16
+            }
+            return member.owned();
+        }
+    }
+    // end:shards
 
     // snippet:inspect
     static QueueSnapshot inspect(ZkClient client) throws InterruptedException {

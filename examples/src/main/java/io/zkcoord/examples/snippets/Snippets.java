@@ -91,6 +91,13 @@ public final class Snippets {
             check("a free semaphore grants a lease", permit::isPresent);
             long epoch = Recipes.election(client);
             check("the only participant leads with an epoch above 0", () -> epoch > 0);
+            List<io.zkcoord.group.Member> members = Recipes.group(client);
+            check("the group has its one member, with its data", () -> members.size() == 1
+                    && members.get(0).id().equals("worker-3")
+                    && new String(members.get(0).data(), StandardCharsets.UTF_8).equals("10.0.0.7:8080"));
+            check("the group's member left on close", () -> children(client, "/groups/workers").isEmpty());
+            java.util.Set<Integer> owned = Recipes.shards(client);
+            check("the only shard member owns all 16 shards", () -> owned.size() == 16);
 
             try (ZkLease held = new ZkMutex(client, "/locks/nightly-export").acquire()) {
                 QueueSnapshot s = Recipes.inspect(client);
