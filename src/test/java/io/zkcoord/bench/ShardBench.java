@@ -77,15 +77,20 @@ final class ShardBench {
             });
             change(shards, memberCount, "death", nodes, () -> {
                 Node dead = nodes.remove(0);
+                // The time to balance counts from the session's end: when a survivor's watch hears the dead
+                // member's node go (the server deletes it as it expires the session).
+                java.util.concurrent.CompletableFuture<Long> gone = new java.util.concurrent.CompletableFuture<>();
+                String memberNode = path + "/members/m-" + dead.member().memberId();
+                nodes.get(0).client().zooKeeper().exists(memberNode, event -> gone.complete(System.nanoTime()));
                 SessionExpiry.expireOnServer(dead.client().zooKeeper(), connect, Duration.ofSeconds(30));
-                long expired = System.nanoTime(); // the time to balance counts from the session's end
+                long expired = gone.get(30, TimeUnit.SECONDS);
                 // The process is gone: no new session, no rejoin. Closing its client takes up to a second
                 // (its handle is cut off), so it is done aside, not in the time measured.
-                Thread gone = new Thread(() -> {
+                Thread closer = new Thread(() -> {
                     dead.client().close();
                     dead.member().close();
                 }, "dead-member");
-                gone.start();
+                closer.start();
                 return expired;
             });
         } finally {
