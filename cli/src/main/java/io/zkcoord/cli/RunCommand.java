@@ -206,20 +206,36 @@ final class RunCommand implements Callable<Integer> {
             say(describe() + " lost before " + command.get(0) + " started: " + lost.join());
             return ExitStatus.LOCK_LOST;
         }
-        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
-        pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
-        pb.environment().put("ZKCOORD_LOCK_PATH", path);
-        pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
-        Process process;
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            String m = String.valueOf(e.getMessage());
-            say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage() : m));
-            return m.contains("error=2,") ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
+        Optional<String> unrunnable = Executables.problem(command.get(0));
+        if (unrunnable.isPresent()) {
+            say("cannot run " + command.get(0) + ": " + unrunnable.get());
+            return unrunnable.get().equals(Executables.NOT_FOUND) ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
         }
+        try (Watchdog watchdog = Watchdog.start()) {
+            ProcessBuilder pb = new ProcessBuilder(watchdog.wrap(command)).inheritIO();
+            pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+            pb.environment().put("ZKCOORD_LOCK_PATH", path);
+            pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
+            Process process;
+            try {
+                process = pb.start();
+            } catch (IOException e) {
+                say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage()
+                        : e.getMessage()));
+                return ExitStatus.CANNOT_EXECUTE;
+            }
+            return supervise(process, watchdog, lost);
+        } catch (IOException e) {
+            say("cannot start the watchdog that stops " + command.get(0) + " if zkcoord dies (" + e.getMessage()
+                    + "); " + command.get(0) + " not started");
+            return ExitStatus.CANNOT_EXECUTE;
+        }
+    }
+
+    /** Waits for the command's end or the lock's loss; returns zkcoord's exit status. */
+    private int supervise(Process process, Watchdog watchdog, CompletableFuture<String> lost) {
         Thread forward = new Thread(() -> {
-            stop(process, "zkcoord was asked to stop");
+            stop(process, watchdog, "zkcoord was asked to stop");
             try {
                 finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
             } catch (InterruptedException e) {
@@ -231,7 +247,7 @@ final class RunCommand implements Callable<Integer> {
             CompletableFuture.anyOf(process.onExit(), lost).join();
             if (lost.isDone()) {
                 if (process.isAlive()) {
-                    stop(process, describe() + " lost: " + lost.join());
+                    stop(process, watchdog, describe() + " lost: " + lost.join());
                 } else {
                     say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
                             + process.exitValue());
@@ -248,8 +264,11 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** SIGTERM to the command; after the grace, SIGKILL to it and every process it started. */
-    private void stop(Process process, String why) {
+    /**
+     * SIGTERM to the command; after the grace, SIGKILL to it and every process it started (its
+     * descendants, and everything left in its process group).
+     */
+    private void stop(Process process, Watchdog watchdog, String why) {
         if (!process.isAlive()) {
             return;
         }
@@ -258,7 +277,7 @@ final class RunCommand implements Callable<Integer> {
         process.destroy();
         try {
             if (process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
-                killLeftovers(descendants);
+                killLeftovers(descendants, watchdog);
                 return;
             }
         } catch (InterruptedException e) {
@@ -268,13 +287,14 @@ final class RunCommand implements Callable<Integer> {
                 + " after SIGTERM; sending SIGKILL");
         descendants = process.descendants().toList();
         process.destroyForcibly();
-        killLeftovers(descendants);
+        killLeftovers(descendants, watchdog);
         process.onExit().join();
     }
 
     /** SIGKILL to processes the command started that are still alive: nothing runs on after the lock. */
-    private static void killLeftovers(List<ProcessHandle> descendants) {
+    private static void killLeftovers(List<ProcessHandle> descendants, Watchdog watchdog) {
         descendants.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+        watchdog.killGroup();
     }
 
     private String describe() {
