@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -103,13 +104,21 @@ final class RunCommand implements Callable<Integer> {
 
     private PrintWriter err;
     /**
-     * Counted down once the lock is released and the client closed: a shutdown hook (zkcoord got
-     * SIGTERM) waits for it, or the JVM would halt before the release and the lock would stay held
-     * until the session timed out.
+     * Counted down once the lock is released and the client closed: the shutdown hook (zkcoord got
+     * SIGTERM or SIGINT) waits for it, or the JVM would halt before the release and the lock would
+     * stay held until the session timed out.
      */
-    private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
     /** How long a shutdown waits for the release after the command stopped. */
     private static final long RELEASE_ON_SHUTDOWN_SECONDS = 5;
+
+    /** Guards {@link #stopping}, {@link #running} and {@link #watchdog} between the main thread and the hook. */
+    private final Object state = new Object();
+    /** Set by the shutdown hook: no command may start after it. */
+    private boolean stopping;
+    /** The command, once started. */
+    private Process running;
+    private Watchdog watchdog;
 
     @Override
     public Integer call() throws Exception {
@@ -124,14 +133,23 @@ final class RunCommand implements Callable<Integer> {
             t.setDaemon(true);
             return t;
         });
-        try (ZkClient client = connection.open()) {
+        ZkClient client = connection.open();
+        Thread hook = new Thread(() -> shutDown(client), "zkcoord-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (client) {
             Optional<ZkLease> acquired;
             try {
                 acquired = acquire(client);
-            } catch (IllegalStateException e) {
-                // A semaphore whose directory records another permit count; a closed client.
-                say(e.getMessage());
-                return ExitStatus.USAGE;
+            } catch (RuntimeException e) {
+                if (isStopping()) {
+                    return ExitStatus.OK; // the hook closed the client; the JVM exits with the signal's status
+                }
+                if (e instanceof IllegalStateException) {
+                    // A semaphore whose directory records another permit count.
+                    say(e.getMessage());
+                    return ExitStatus.USAGE;
+                }
+                throw e;
             }
             if (acquired.isEmpty()) {
                 say(describe() + " not acquired within " + Durations.format(maxWait) + "; " + command.get(0)
@@ -146,6 +164,44 @@ final class RunCommand implements Callable<Integer> {
         } finally {
             timer.shutdownNow();
             finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running
+            }
+        }
+    }
+
+    /**
+     * The shutdown hook (zkcoord got SIGTERM, SIGINT or SIGHUP). While the command runs: it gets
+     * SIGTERM (SIGKILL after the grace), and the hook waits for the main thread's release. Before
+     * it runs (connecting, or waiting in the queue): the client is closed, which ends the session
+     * and so deletes the queue node at once, instead of leaving it to block the waiters behind until
+     * the session times out.
+     */
+    private void shutDown(ZkClient client) {
+        Process process;
+        Watchdog dog;
+        synchronized (state) {
+            stopping = true;
+            process = running;
+            dog = watchdog;
+        }
+        if (process != null) {
+            stop(process, dog, "zkcoord was asked to stop");
+        } else {
+            client.close();
+        }
+        try {
+            finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean isStopping() {
+        synchronized (state) {
+            return stopping;
         }
     }
 
@@ -211,20 +267,27 @@ final class RunCommand implements Callable<Integer> {
             say("cannot run " + command.get(0) + ": " + unrunnable.get());
             return unrunnable.get().equals(Executables.NOT_FOUND) ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
         }
-        try (Watchdog watchdog = Watchdog.start()) {
-            ProcessBuilder pb = new ProcessBuilder(watchdog.wrap(command)).inheritIO();
+        try (Watchdog dog = Watchdog.start()) {
+            ProcessBuilder pb = new ProcessBuilder(dog.wrap(command)).inheritIO();
             pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
             pb.environment().put("ZKCOORD_LOCK_PATH", path);
             pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
             Process process;
-            try {
-                process = pb.start();
-            } catch (IOException e) {
-                say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage()
-                        : e.getMessage()));
-                return ExitStatus.CANNOT_EXECUTE;
+            synchronized (state) {
+                if (stopping) {
+                    return ExitStatus.OK; // a signal came first; the JVM exits with its status
+                }
+                try {
+                    process = pb.start();
+                } catch (IOException e) {
+                    say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage()
+                            : e.getMessage()));
+                    return ExitStatus.CANNOT_EXECUTE;
+                }
+                running = process;
+                watchdog = dog;
             }
-            return supervise(process, watchdog, lost);
+            return supervise(process, dog, lost);
         } catch (IOException e) {
             say("cannot start the watchdog that stops " + command.get(0) + " if zkcoord dies (" + e.getMessage()
                     + "); " + command.get(0) + " not started");
@@ -233,35 +296,18 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Waits for the command's end or the lock's loss; returns zkcoord's exit status. */
-    private int supervise(Process process, Watchdog watchdog, CompletableFuture<String> lost) {
-        Thread forward = new Thread(() -> {
-            stop(process, watchdog, "zkcoord was asked to stop");
-            try {
-                finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    private int supervise(Process process, Watchdog dog, CompletableFuture<String> lost) {
+        CompletableFuture.anyOf(process.onExit(), lost).join();
+        if (lost.isDone()) {
+            if (process.isAlive()) {
+                stop(process, dog, describe() + " lost: " + lost.join());
+            } else {
+                say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
+                        + process.exitValue());
             }
-        }, "zkcoord-shutdown");
-        Runtime.getRuntime().addShutdownHook(forward);
-        try {
-            CompletableFuture.anyOf(process.onExit(), lost).join();
-            if (lost.isDone()) {
-                if (process.isAlive()) {
-                    stop(process, watchdog, describe() + " lost: " + lost.join());
-                } else {
-                    say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
-                            + process.exitValue());
-                }
-                return ExitStatus.LOCK_LOST;
-            }
-            return process.exitValue();
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(forward);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: it stops the command
-            }
+            return ExitStatus.LOCK_LOST;
         }
+        return process.exitValue();
     }
 
     /**

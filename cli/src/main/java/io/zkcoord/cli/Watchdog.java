@@ -39,7 +39,7 @@ final class Watchdog implements AutoCloseable {
     private static final String WATCH = String.join("\n",
             "trap '' INT TERM HUP QUIT",
             "dir=$1",
-            "killgroup() { [ -s \"$dir/pgid\" ] && kill -KILL -- \"-$(cat \"$dir/pgid\")\" 2>/dev/null; }",
+            "killgroup() { [ -s \"$dir/pgid\" ] && kill -KILL \"-$(cat \"$dir/pgid\")\" 2>/dev/null; }",
             "while IFS= read -r order; do",
             "  case $order in",
             "    kill) killgroup ;;",
