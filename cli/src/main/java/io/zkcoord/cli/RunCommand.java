@@ -109,6 +109,8 @@ final class RunCommand implements Callable<Integer> {
      * stay held until the session timed out.
      */
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** Why the lock was lost when its session ended (expired, or presumed so), whoever noticed first. */
+    private static final String SESSION_ENDED = "the ZooKeeper session of the lock ended";
     /** How long a shutdown waits for the release after the command stopped. */
     private static final long RELEASE_ON_SHUTDOWN_SECONDS = 5;
 
@@ -123,6 +125,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         err = spec.commandLine().getErr();
+        connection.require();
         if (target.semaphore != null && target.semaphore.permits < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--permits must be at least 1, was " + target.semaphore.permits);
@@ -241,7 +244,7 @@ final class RunCommand implements Callable<Integer> {
                             suspended = null;
                         }
                     }
-                    case LOST -> lost.complete("the ZooKeeper session was lost");
+                    case LOST -> lost.complete(SESSION_ENDED);
                     case CLOSED -> lost.complete("the ZooKeeper client closed");
                 }
             }
@@ -250,7 +253,7 @@ final class RunCommand implements Callable<Integer> {
         if (client.state() == ConnectionState.SUSPENDED) {
             listener.stateChanged(ConnectionState.SUSPENDED);
         }
-        lease.whenLost().thenRun(() -> lost.complete("the ZooKeeper session of the lock ended"));
+        lease.whenLost().thenRun(() -> lost.complete(SESSION_ENDED));
         if (!lease.isValid()) {
             lost.complete("the lock was lost before the command started");
         }

@@ -62,7 +62,7 @@ class CliTest extends CliFixture {
         assertEquals(4, lines.size(), table.out());
         assertTrue(lines.get(0).startsWith("/cli/nightly: 1 holding, 1 waiting"), lines.get(0));
         assertTrue(lines.get(1).startsWith("STATE"), lines.get(1));
-        assertRow(lines.get(2), "HOLDING", "lock", "0x" + Long.toHexString(tokenA), Long.toString(a.pid()));
+        assertRow(lines.get(2), "HOLDING", "lock", Long.toString(tokenA), Long.toString(a.pid()));
         assertRow(lines.get(3), "waiting", "lock", Long.toString(b.pid()));
 
         ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/nightly", "--json");
@@ -70,6 +70,7 @@ class CliTest extends CliFixture {
         assertTrue(json.out().contains("\"holding\":true,\"sequence\":0,\"fencingToken\":" + tokenA), json.out());
         assertTrue(json.out().contains("\"ownerPid\":" + a.pid()), json.out());
         assertTrue(json.out().contains("\"holding\":false"), json.out());
+        assertFalse(json.out().contains("0x" + Long.toHexString(tokenA)), "tokens are decimal only: " + json.out());
 
         assertTrue(b.process().isAlive(), "the second run waits");
         assertFalse(Files.exists(dir.resolve("token-b")));
@@ -110,7 +111,8 @@ class CliTest extends CliFixture {
         assertEquals(76, p.exitStatus(), p.toString());
         assertEquals("TERM\n", Files.readString(dir.resolve("log")));
         assertFalse(ProcessHandle.of(commandPid).map(ProcessHandle::isAlive).orElse(false), "the command ended");
-        assertTrue(p.err().contains("lock /cli/expiry lost"), p.err());
+        assertTrue(p.err().contains("zkcoord: lock /cli/expiry lost: the ZooKeeper session of the lock ended; "
+                + "sending SIGTERM to sh (pid "), "the message the documentation shows: " + p.err());
         assertFalse(p.err().contains("SIGKILL"), p.err());
     }
 
