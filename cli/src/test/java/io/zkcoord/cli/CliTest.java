@@ -10,6 +10,9 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -177,6 +180,23 @@ class CliTest extends CliFixture {
         ZkcoordProcess version = ZkcoordProcess.run(dir, "--version");
         assertEquals(0, version.exitStatus());
         assertTrue(version.out().startsWith("zkcoord 0.1.0"), version.out());
+    }
+
+    /**
+     * The jar carries no netty-tcnative (OpenSSL builds for five platforms; the JDK's TLS needs
+     * none), yet ZooKeeper's Netty client socket, which TLS connections use, still connects.
+     */
+    @Test
+    void nettyClientSocketWorksWithoutTcnative() throws Exception {
+        try (JarFile jar = new JarFile(ZkcoordProcess.JAR.toFile())) {
+            List<String> tcnative = jar.stream().map(JarEntry::getName).filter(n -> n.contains("tcnative")).toList();
+            assertEquals(List.of(), tcnative);
+        }
+        ZkcoordProcess p = ZkcoordProcess.run(dir,
+                Map.of("JAVA_TOOL_OPTIONS", "-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty"),
+                "run", connect(), "--lock", "/cli/netty", "--", "sh", "-c", "echo $ZKCOORD_FENCING_TOKEN");
+        assertEquals(0, p.exitStatus(), p.toString());
+        assertTrue(p.out().trim().matches("[1-9][0-9]*"), p.out());
     }
 
     // ------------------------------------------------------------------ helpers

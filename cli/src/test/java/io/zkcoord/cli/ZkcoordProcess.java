@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ZkcoordProcess {
 
-    private static final Path JAR = Path.of(System.getProperty("zkcoord.jar", "target/zkcoord.jar"));
+    static final Path JAR = Path.of(System.getProperty("zkcoord.jar", "target/zkcoord.jar"));
 
     private final Process process;
     private final Path out;
