@@ -22,8 +22,8 @@ import org.apache.zookeeper.data.Stat;
  * <pre>{@code
  * QueueSnapshot s = Inspector.inspect(client, "/locks/nightly-export");
  * for (QueueSnapshot.Entry e : s.entries()) {
- *     log.info("{} {} pid {} since {}, token 0x{}", e.holding() ? "HOLDS" : "waits", e.ownerHost(),
- *             e.ownerPid(), e.created(), Long.toHexString(e.fencingToken()));
+ *     log.info("{} {} pid {} since {}, token {}", e.holding() ? "HOLDS" : "waits", e.ownerHost(),
+ *             e.ownerPid(), e.created(), e.fencingToken());
  * }
  * }</pre>
  *

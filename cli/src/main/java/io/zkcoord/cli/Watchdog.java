@@ -26,7 +26,10 @@ import java.util.List;
  * dead} is there. The watchdog, on end-of-file, (a) creates {@code dead}, then (b) kills the group
  * named in {@code pgid} if there is one. If (2) found no {@code dead}, (2) came before (a), so (1)
  * came before (b): the watchdog sees the group and kills it. If (2) found {@code dead}, the command
- * never starts. If zkcoord dies before starting the command, nothing is left to kill.
+ * never starts. If zkcoord dies before starting the command, nothing is left to kill. The folder is
+ * removed after a kill (the guard died with its group) or a {@code release}, never when no group
+ * was recorded: a guard started just before zkcoord died may still be about to look for {@code
+ * dead} there, and must find it (such a folder, a few bytes in the temporary folder, is left).
  *
  * <p><b>Orders</b> on the pipe, one per line: {@code kill} sends SIGKILL to the group now (the
  * command's leftovers when the lock is lost); {@code release} ends the watchdog without killing
@@ -39,7 +42,7 @@ final class Watchdog implements AutoCloseable {
     private static final String WATCH = String.join("\n",
             "trap '' INT TERM HUP QUIT",
             "dir=$1",
-            "killgroup() { [ -s \"$dir/pgid\" ] && kill -KILL \"-$(cat \"$dir/pgid\")\" 2>/dev/null; }",
+            "killgroup() { [ -s \"$dir/pgid\" ] && { kill -KILL \"-$(cat \"$dir/pgid\")\" 2>/dev/null; true; }; }",
             "while IFS= read -r order; do",
             "  case $order in",
             "    kill) killgroup ;;",
@@ -47,8 +50,9 @@ final class Watchdog implements AutoCloseable {
             "  esac",
             "done",
             ": > \"$dir/dead\"",
-            "killgroup",
-            "rm -rf \"$dir\"");
+            // The folder goes only with the group: without a group, a guard may still be about to
+            // look for "dead" there.
+            "killgroup && rm -rf \"$dir\"");
 
     /** The guard: records its group, runs the command unless the watchdog already saw zkcoord die. */
     private static final String GUARD = String.join("\n",

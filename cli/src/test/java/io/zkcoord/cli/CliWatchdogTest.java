@@ -39,8 +39,8 @@ class CliWatchdogTest extends CliFixture {
     /**
      * Each run: A and B run on one lock, both writing ticks to one file every 100 ms (B 15 ticks
      * between {@code B-start} and {@code B-end}); A queues first, with a 2 s session, and is SIGKILLed at
-     * a random moment in the 1.5 s after its node was created (before, while or after its command
-     * starts). No tick of A may fall between B's start and end, and A's command (if it started)
+     * a random moment after its node was created: in the first 300 ms (while the watchdog and the
+     * command start) or in the first 1.5 s, in turns. No tick of A may fall between B's start and end, and A's command (if it started)
      * must end.
      */
     private void assertNoOverlap(int runs, String name) throws Exception {
@@ -60,7 +60,8 @@ class CliWatchdogTest extends CliFixture {
             ZkcoordProcess b = start("run", connect(), "--lock", path, "--", "sh", "-c",
                     "echo B-start >> " + ticks + "; i=0; while [ $i -lt 15 ]; do echo B >> " + ticks
                             + "; sleep 0.1; i=$((i+1)); done; echo B-end >> " + ticks);
-            long killAfterMillis = random.nextInt(1500);
+            // Every other run aims at the first 300 ms, when the watchdog and the command start.
+            long killAfterMillis = random.nextInt(run % 2 == 0 ? 300 : 1500);
             Thread.sleep(killAfterMillis); // the random moment of the SIGKILL
             boolean commandStarted = Files.exists(pidA);
             a.process().destroyForcibly(); // SIGKILL
