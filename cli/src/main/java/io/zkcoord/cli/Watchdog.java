@@ -29,7 +29,7 @@ import java.util.List;
  * never starts. If zkcoord dies before starting the command, nothing is left to kill. The folder is
  * removed after a kill (the guard died with its group) or a {@code release}, never when no group
  * was recorded: a guard started just before zkcoord died may still be about to look for {@code
- * dead} there, and must find it (such a folder, a few bytes in the temporary folder, is left).
+ * dead} there, and must find it; that guard removes the folder when it finds {@code dead}.
  *
  * <p><b>Orders</b> on the pipe, one per line: {@code kill} sends SIGKILL to the group now (the
  * command's leftovers when the lock is lost); {@code release} ends the watchdog without killing
@@ -58,7 +58,7 @@ final class Watchdog implements AutoCloseable {
     private static final String GUARD = String.join("\n",
             "dir=$1; shift",
             "echo $$ > \"$dir/pgid.new\" && mv \"$dir/pgid.new\" \"$dir/pgid\" || exit 126",
-            "[ -e \"$dir/dead\" ] && exit 137",
+            "[ -e \"$dir/dead\" ] && { rm -rf \"$dir\"; exit 137; }",
             "exec \"$@\"");
 
     private final Path dir;
