@@ -37,6 +37,7 @@ class CliInspectTest extends CliFixture {
     void parentOfLockDirectoriesIsNotALockDirectory() throws Exception {
         try (ZkLease a = new ZkMutex(observer, "/cli/inspect/locks/nightly-export").acquire();
                 ZkLease b = new ZkMutex(observer, "/cli/inspect/locks/reports").acquire()) {
+            assertTrue(a.isValid() && b.isValid(), "both lock directories hold a node");
             ZkcoordProcess table = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/locks");
             assertEquals(0, table.exitStatus(), table.toString());
             List<String> lines = table.out().lines().toList();
