@@ -36,7 +36,14 @@ import picocli.CommandLine.Parameters;
  * client presumed so after a session timeout without any server), when the lease reports its loss,
  * or when the connection stays {@code SUSPENDED} for longer than the grace. The command is then
  * sent SIGTERM ({@link Process#destroy()}); if it still runs after the grace, it and every process
- * it started get SIGKILL ({@link Process#destroyForcibly()}); zkcoord exits 76.
+ * it started get SIGKILL ({@link Process#destroyForcibly()}, and its process group through the
+ * {@link Watchdog}); zkcoord exits 76.
+ *
+ * <p>Signals to zkcoord (SIGTERM, SIGINT, SIGHUP) run a shutdown hook: while the command runs, it
+ * is stopped as above and the lock released before the JVM exits; before it runs, the client is
+ * closed, so the queue node goes at once. Against the signals no hook sees (SIGKILL, a crash), the
+ * command runs in a process group of its own that a {@link Watchdog} outside the JVM kills when
+ * zkcoord dies.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
