@@ -25,6 +25,10 @@ import java.util.Optional;
 public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries, boolean exists) {
 
     /**
+     * @param path the directory that was read
+     * @param readAt when the read was answered
+     * @param entries the directory's nodes, in the order described above
+     * @param exists false if the directory did not exist
      * @throws IllegalArgumentException if an argument is null, or {@code exists} is false while
      *     {@code entries} is not empty
      */
@@ -41,6 +45,9 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
     /**
      * A snapshot of a directory that exists.
      *
+     * @param path the directory that was read
+     * @param readAt when the read was answered
+     * @param entries the directory's nodes, in the order described above
      * @throws IllegalArgumentException if an argument is null
      */
     public QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
