@@ -81,7 +81,10 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
         return entries.stream().filter(e -> !e.holding()).toList();
     }
 
-    /** @return the entry of the node named {@code nodeName}, if it was read */
+    /**
+     * @param nodeName a node's name, without the directory
+     * @return the entry of the node named {@code nodeName}, if it was read
+     */
     public Optional<Entry> entry(String nodeName) {
         return entries.stream().filter(e -> e.nodeName().equals(nodeName)).findFirst();
     }
