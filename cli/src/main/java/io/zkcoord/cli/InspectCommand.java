@@ -15,7 +15,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Shows who holds the lock (semaphore, election, ...) at PATH, since when, and who waits, in queue order.",
-            "Works for every zkcoord recipe's directory; two ZooKeeper reads whatever the queue length."
+            "Works for every zkcoord recipe's directory; two ZooKeeper reads whatever the queue length.",
+            "Says so when PATH does not exist (nothing holds or waits there: the locks delete an idle lock's "
+                + "directory), and when it is not a lock directory (a parent of lock directories, say)."
         })
 final class InspectCommand implements Callable<Integer> {
 
@@ -33,6 +35,7 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        connection.require();
         QueueSnapshot snapshot;
         try (ZkClient client = connection.open()) {
             snapshot = Inspector.inspect(client, path);
