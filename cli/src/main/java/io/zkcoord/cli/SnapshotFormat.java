@@ -65,22 +65,7 @@ final class SnapshotFormat {
                 e.nodeName(),
             });
         }
-        int[] widths = new int[HEADER.length];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                widths[i] = Math.max(widths[i], row[i].length());
-            }
-        }
-        for (String[] row : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < row.length; i++) {
-                line.append(row[i]);
-                if (i < row.length - 1) {
-                    line.append(" ".repeat(widths[i] - row[i].length() + 2));
-                }
-            }
-            b.append(line.toString().stripTrailing()).append('\n');
-        }
+        b.append(Columns.render(rows));
         if (!others.isEmpty()) {
             b.append("also ").append(count(others.size(), "node")).append(" that ")
                     .append(others.size() == 1 ? "is not a queue node" : "are not queue nodes").append(": ")

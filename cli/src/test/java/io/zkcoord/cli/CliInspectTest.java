@@ -57,4 +57,33 @@ class CliInspectTest extends CliFixture {
             assertTrue(lock.out().contains(Long.toString(b.fencingToken())), "decimal token: " + lock.out());
         }
     }
+
+    /** A shard path shows its members and what each owns (decimal tokens); its members' directory shows the group. */
+    @Test
+    void shardPathAndGroupShowMembersAndOwners() throws Exception {
+        try (io.zkcoord.shard.ZkShardMember member = new io.zkcoord.shard.ZkShardMember(observer, "/cli/inspect/shards",
+                "worker-1", 4)) {
+            member.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (member.owned().size() < 4 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(4, member.owned().size(), "the only member owns every shard");
+            ZkcoordProcess shards = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/shards");
+            assertEquals(0, shards.exitStatus(), shards.toString());
+            assertTrue(shards.out().startsWith("/cli/inspect/shards: 4 shards over 1 member, 4 owned now"), shards.out());
+            assertTrue(shards.out().contains("worker-1"), shards.out());
+            assertTrue(shards.out().contains("0 (token " + member.token(0).orElseThrow() + ")"), shards.out());
+
+            ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/shards", "--json");
+            assertEquals(0, json.exitStatus(), json.toString());
+            assertTrue(json.out().contains("{\"shard\":3,\"member\":\"worker-1\",\"fencingToken\":"
+                    + member.token(3).orElseThrow() + "}"), json.out());
+
+            ZkcoordProcess group = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/shards/members");
+            assertEquals(0, group.exitStatus(), group.toString());
+            assertTrue(group.out().startsWith("/cli/inspect/shards/members: group of 1 member, in join order"), group.out());
+            assertTrue(group.out().contains("worker-1"), group.out());
+        }
+    }
 }
