@@ -1,0 +1,5 @@
+package io.zkcoord.queue;
+
+final class CreateWindow {
+    static final int SIZE = 32;
+}
