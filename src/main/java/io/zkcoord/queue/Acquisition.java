@@ -27,8 +27,11 @@ import org.slf4j.LoggerFactory;
  * <h2>The protocol, top to bottom</h2>
  * <ol>
  *   <li><b>Session.</b> Take the client's live session, or wait (without a thread) for the next.
- *   <li><b>Enqueue.</b> Send {@code create <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL})
- *       and, without waiting for its reply, {@code getChildren <dir>}: the server runs one
+ *   <li><b>Enqueue.</b> Once the session has a create slot free ({@link CreateWindow}: at most
+ *       {@value CreateWindow#SIZE} creates in flight per session; the others wait in line, and an
+ *       acquisition abandoned there sends nothing), send {@code create
+ *       <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL}) and, without waiting for its
+ *       reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
  *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
  *       nodes) and the pair sent again. Several directories: one {@code multi} of creates, then
@@ -42,8 +45,9 @@ import org.slf4j.LoggerFactory;
  *       held everywhere, watch one node, or missing (then the attempt's other nodes are deleted and
  *       it queues again).
  *   <li><b>Watch</b> that one node ({@code getData} with a watch: no watch is left if it is already
- *       gone). Gone already: read again (step 4). Its watch fires: held if it was the only
- *       blocker, otherwise read again.
+ *       gone), through the session's one watcher of that node ({@link SharedWatches}), which every
+ *       acquisition waiting on the node shares. Gone already: read again (step 4). Its watch
+ *       fires: held if it was the only blocker, otherwise read again.
  *   <li><b>Grant</b>: complete the future with the nodes, their session and their czxid.
  * </ol>
  * A session that ends while waiting takes the node with it: the acquisition queues again in the
@@ -56,7 +60,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A node made by this acquisition exists only while the acquisition waits or holds: abandon,
  *       failure and a one look that does not hold delete it in the background; a create whose
  *       outcome is unknown is looked for by its attempt id and deleted.
- *   <li>At most one watch at a time, on exactly the node the rule named.
+ *   <li>At most one watch at a time, on exactly the node the rule named. An acquisition that stops
+ *       waiting leaves its watch and sends nothing; the session's client holds at most one watcher
+ *       per node its acquisitions watched and that has not changed since.
+ *   <li>Abandoned, it sends no create any more; a create in flight is deleted when its reply
+ *       arrives.
  *   <li>{@link #result()} completes exactly once: with the {@link Grant}, with null (abandoned, or
  *       one look that did not hold), or exceptionally.
  * </ul>
@@ -72,7 +80,7 @@ public final class Acquisition {
     private enum State {
         /** Waiting for a live session (start, or the last one ended). */
         AWAITING_SESSION,
-        /** The create and the first read are on their way, or a delayed retry of them. */
+        /** Waiting for a create slot, or the create and the first read are on their way, or a delayed retry of them. */
         ENQUEUEING,
         /** Looking for the node of a create whose reply was lost. */
         RECOVERING,
