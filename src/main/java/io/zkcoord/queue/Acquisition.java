@@ -708,6 +708,7 @@ public final class Acquisition {
         state = State.GRANTED;
         ++step;
         cancelSessionHook.run();
+        dropWatch(); // a watch of the queue that the granting read armed
         if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPaths.get(0), data);
         }
