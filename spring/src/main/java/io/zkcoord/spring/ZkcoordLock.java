@@ -280,6 +280,11 @@ public final class ZkcoordLock implements DistributedLock {
         return holds.isEmpty() && waiting == 0 && lastUsedNanos - nanos < 0;
     }
 
+    /** @return how many threads of this JVM are asking ZooKeeper for this lock */
+    synchronized int waitingThreads() {
+        return waiting;
+    }
+
     private void acquireUninterruptibly(Duration ttl) {
         try {
             acquire(-1, ttl, false);
