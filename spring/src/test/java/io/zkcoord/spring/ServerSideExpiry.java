@@ -14,12 +14,12 @@ import org.apache.zookeeper.ZooKeeper;
  * with the same id and password connects, then closes, which closes the session; repeated until the
  * server answers a new handle with {@code Expired}, since the owner may take the session back first.
  */
-final class ServerSideExpiry {
+public final class ServerSideExpiry {
 
     private ServerSideExpiry() {
     }
 
-    static void expire(ZooKeeper zk, String connectString, Duration timeout) throws Exception {
+    public static void expire(ZooKeeper zk, String connectString, Duration timeout) throws Exception {
         long id = zk.getSessionId();
         byte[] password = zk.getSessionPasswd();
         long deadline = System.nanoTime() + timeout.toNanos();
