@@ -61,9 +61,9 @@ import org.slf4j.LoggerFactory;
  * inside a job): the {@code mzxid} of the write that took it, strictly increasing from holder to holder.
  *
  * <h2>Costs</h2>
- * Taking a free, never-used name: one create. Taking a used name: a read, a write to learn the
- * ensemble's time, and the conditional write. Finding it held: a read and the time write.
- * Unlock and extend: one conditional write.
+ * Taking a free, never-used name: one create. Taking a used name: the create that finds it, a
+ * read, a write to learn the ensemble's time, and the conditional write. Finding it held: the
+ * create, the read and the time write. Unlock and extend: one conditional write.
  *
  * <p>Calls are synchronous and run under the client's retry policy; {@link
  * io.zkcoord.CoordinationException} if it gives up. A retried write whose first reply was lost is
