@@ -217,6 +217,7 @@ class ZkcoordLockRegistryTest {
         assertThatThrownBy(lock::tryLock).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> registry.renewLock("k")).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+        awaitFree("k");
         assertThat(lock.tryLock()).isTrue();
         lock.unlock();
     }
@@ -277,7 +278,7 @@ class ZkcoordLockRegistryTest {
         lock.lock();
         registry.renewLock("k", Duration.ofMillis(300));
         Await.until("the new ttl ended the hold", Duration.ofSeconds(10), () -> !lock.isHeldByCurrentThread());
-        assertThat(fixture.freeFor(other, "k")).isTrue();
+        awaitFree("k");
         assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
     }
 
@@ -292,9 +293,14 @@ class ZkcoordLockRegistryTest {
         Await.until("the loss listener ran", Duration.ofSeconds(20), () -> losses.equals(List.of(HoldLossListener.Cause.SESSION_ENDED)));
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
-        Await.until("the lock is free again", Duration.ofSeconds(20), () -> {
+        awaitFree("k");
+    }
+
+    /** Waits until another client can take {@code key}: an ended hold's node is deleted in the background. */
+    private void awaitFree(String key) {
+        Await.until(key + " is free", Duration.ofSeconds(20), () -> {
             try {
-                return fixture.freeFor(other, "k");
+                return fixture.freeFor(other, key);
             } catch (Exception e) {
                 throw new AssertionError(e);
             }

@@ -75,16 +75,24 @@ public class ZkcoordAutoConfiguration {
         }
     }
 
-    /** The health indicator, when Boot's health support is there. */
+    /**
+     * The health indicator, when Boot's health support is there. The check that it is enabled sits
+     * one class deeper: its condition class lives in that support, and is only looked at once the
+     * class path check passed.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("zkcoord")
     static class HealthConfiguration {
 
-        @Bean
-        @ConditionalOnMissingBean(name = "zkcoordHealthIndicator")
-        ZkcoordHealthIndicator zkcoordHealthIndicator(ZkClient client) {
-            return new ZkcoordHealthIndicator(client);
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("zkcoord")
+        static class EnabledHealthConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean(name = "zkcoordHealthIndicator")
+            ZkcoordHealthIndicator zkcoordHealthIndicator(ZkClient client) {
+                return new ZkcoordHealthIndicator(client);
+            }
         }
     }
 

@@ -103,11 +103,11 @@ class ZkcoordAutoConfigurationTest {
     /** Without Spring Integration there is no registry; without Boot's health support no indicator. */
     @Test
     void optionalBeansNeedTheirClassPath() {
-        connected().withClassLoader(new FilteredClassLoader(LockRegistry.class)).run(context -> {
+        connected().withClassLoader(new FilteredClassLoader("org.springframework.integration")).run(context -> {
             assertThat(context).hasSingleBean(ZkClient.class);
             assertThat(context).doesNotHaveBean(ZkcoordLockRegistry.class);
         });
-        connected().withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> {
+        connected().withClassLoader(new FilteredClassLoader("org.springframework.boot.health")).run(context -> {
             assertThat(context).hasSingleBean(ZkClient.class);
             assertThat(context).doesNotHaveBean("zkcoordHealthIndicator");
         });
@@ -116,6 +116,10 @@ class ZkcoordAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(ZkcoordMetrics.class);
                 });
+        connected().withClassLoader(new FilteredClassLoader("io.micrometer", "io.zkcoord.micrometer")).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(ZkClient.class);
+        });
         connected().withPropertyValues("management.health.zkcoord.enabled=false").run(context ->
                 assertThat(context).doesNotHaveBean("zkcoordHealthIndicator"));
     }
