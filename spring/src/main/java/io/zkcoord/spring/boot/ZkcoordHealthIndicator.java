@@ -33,6 +33,7 @@ public final class ZkcoordHealthIndicator implements HealthIndicator {
         }
     }
 
+    /** @return the health for the client's state as its listeners were last told; never blocks */
     @Override
     public Health health() {
         ConnectionState state = told != null ? told : client.state();

@@ -26,30 +26,37 @@ public class ZkcoordProperties {
     private Duration connectionTimeout;
     private final LockRegistry lockRegistry = new LockRegistry();
 
+    /** @return {@code zkcoord.connect-string}, or null when unset */
     public String getConnectString() {
         return connectString;
     }
 
+    /** @param connectString {@code zkcoord.connect-string}; checked by the client builder */
     public void setConnectString(String connectString) {
         this.connectString = connectString;
     }
 
+    /** @return {@code zkcoord.session-timeout}, or null for the library's default */
     public Duration getSessionTimeout() {
         return sessionTimeout;
     }
 
+    /** @param sessionTimeout {@code zkcoord.session-timeout} */
     public void setSessionTimeout(Duration sessionTimeout) {
         this.sessionTimeout = sessionTimeout;
     }
 
+    /** @return {@code zkcoord.connection-timeout}, or null for the library's default */
     public Duration getConnectionTimeout() {
         return connectionTimeout;
     }
 
+    /** @param connectionTimeout {@code zkcoord.connection-timeout} */
     public void setConnectionTimeout(Duration connectionTimeout) {
         this.connectionTimeout = connectionTimeout;
     }
 
+    /** @return the {@code zkcoord.lock-registry.*} properties */
     public LockRegistry getLockRegistry() {
         return lockRegistry;
     }
@@ -60,10 +67,12 @@ public class ZkcoordProperties {
         /** The directory of the registry's locks. */
         private String rootPath = "/locks";
 
+        /** @return {@code zkcoord.lock-registry.root-path}, {@code /locks} by default */
         public String getRootPath() {
             return rootPath;
         }
 
+        /** @param rootPath {@code zkcoord.lock-registry.root-path}; checked by the registry */
         public void setRootPath(String rootPath) {
             this.rootPath = rootPath;
         }
