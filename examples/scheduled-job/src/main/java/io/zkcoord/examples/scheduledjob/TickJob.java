@@ -24,12 +24,12 @@ public class TickJob {
     static final long PERIOD_MILLIS = 2_000;
 
     private final ZkClient client;
-    private final ZkcoordLockProvider provider;
+    private final LockProvider provider;
     private final String process;
 
     TickJob(ZkClient client, LockProvider provider, @Value("${demo.process:app}") String process) {
         this.client = client;
-        this.provider = (ZkcoordLockProvider) provider;
+        this.provider = provider;
         this.process = process;
     }
 
@@ -42,7 +42,7 @@ public class TickJob {
     @SchedulerLock(name = "tick", lockAtMostFor = "PT10S", lockAtLeastFor = "PT1.5S")
     public void tick() throws Exception {
         long tick = (System.currentTimeMillis() + PERIOD_MILLIS / 4) / PERIOD_MILLIS;
-        long token = provider.fencingToken("tick").orElseThrow();
+        long token = provider instanceof ZkcoordLockProvider zkcoord ? zkcoord.fencingToken("tick").orElseThrow() : 0;
         String record = "tick=" + tick + " process=" + process + " token=" + token;
         client.zooKeeper().create("/demo/runs/run-", record.getBytes(StandardCharsets.UTF_8), client.acl(),
                 CreateMode.PERSISTENT_SEQUENTIAL);
