@@ -5,10 +5,11 @@ import io.zkcoord.shedlock.ZkcoordLockProvider;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
@@ -23,16 +24,22 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
 public class ScheduledJobApplication {
 
+    // snippet:lock-provider
+    @Bean
+    ZkcoordLockProvider lockProvider(ZkClient client) {
+        return new ZkcoordLockProvider(client, "/demo/shedlock");
+    }
+    // end:lock-provider
+
     /**
-     * The one line that makes the job run once across instances. With {@code --demo.no-lock=true}
-     * the demo swaps in a provider that grants every lock, to show what the check catches.
+     * With {@code --demo.no-lock=true} the demo puts a provider that grants every lock before the
+     * real one, to show what its check catches: every instance runs every tick.
      */
     @Bean
-    LockProvider lockProvider(ZkClient client, @Value("${demo.no-lock:false}") boolean noLock) {
-        if (noLock) {
-            return configuration -> Optional.of(() -> { });
-        }
-        return new ZkcoordLockProvider(client, "/demo/shedlock");
+    @Primary
+    @ConditionalOnProperty(name = "demo.no-lock", havingValue = "true")
+    LockProvider grantingEveryLock() {
+        return configuration -> Optional.of(() -> { });
     }
 
     public static void main(String[] args) {
