@@ -46,7 +46,7 @@ public class TickJob {
         String record = "tick=" + tick + " process=" + process + " token=" + token;
         client.zooKeeper().create("/demo/runs/run-", record.getBytes(StandardCharsets.UTF_8), client.acl(),
                 CreateMode.PERSISTENT_SEQUENTIAL);
-        System.out.printf("  %-6s runs tick %d (fencing token 0x%x)%n", process, tick, token);
+        System.out.printf("  %-6s runs tick %d (fencing token %d)%n", process, tick, token);
     }
     // end:scheduled-job
 
