@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -80,6 +81,8 @@ final class SessionLifecycle {
     private long disconnectedAt;
     /** Events thread only. */
     private int rebuildAttempts;
+    /** Why the latest handle without a session stopped (a failed authentication), or null. */
+    private volatile String connectProblem;
 
     SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
@@ -192,8 +195,19 @@ final class SessionLifecycle {
         events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Connects and waits for the first session; on failure leaves no thread behind. */
+    /**
+     * Connects and waits for the first session, at most the connection timeout (give or take a
+     * few milliseconds) whatever the network does; on failure leaves no thread behind for long.
+     * Halfway through the wait, if there is no session yet, each server is probed ({@link
+     * ConnectProbe}) so that the failure can say why.
+     *
+     * @throws ConnectFailedException if no session came within the connection timeout
+     * @throws CoordinationException if the handle could not be made, or if interrupted (the
+     *     interrupt flag is then set again)
+     */
     void start() {
+        long startNanos = System.nanoTime();
+        long timeoutNanos = settings.connectionTimeout().toNanos();
         CompletableFuture<Void> first = new CompletableFuture<>();
         ConnectionListener firstConnect = s -> {
             if (s == ConnectionState.CONNECTED) {
@@ -201,6 +215,7 @@ final class SessionLifecycle {
             }
         };
         listeners.add(firstConnect);
+        AtomicReference<ConnectProbe> probe = new AtomicReference<>();
         try {
             events.submit(() -> {
                 try {
@@ -211,16 +226,34 @@ final class SessionLifecycle {
                 return null;
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-            first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            events.schedule(() -> {
+                if (!first.isDone()) {
+                    ConnectProbe p = ConnectProbe.start(ConnectString.parse(settings.connectString()).servers(),
+                            Duration.ofNanos(timeoutNanos / 2), name + "-probe");
+                    // Built once now and dropped: the first failure in a JVM would otherwise load and
+                    // link the classes of its report after the deadline, on the caller's time.
+                    p.failure(settings.connectString(), 0, settings.sessionTimeout(), null, null);
+                    probe.set(p);
+                }
+            }, timeoutNanos / 2, TimeUnit.NANOSECONDS);
+            first.get(Math.max(0, timeoutNanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             abandonStart();
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
             abandonStart();
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " within "
-                    + settings.connectionTimeout().toMillis() + " ms", cause);
+            throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            abandonStart();
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            ConnectProbe p = probe.get();
+            if (p == null) {
+                throw new ConnectFailedException(ConnectFailedException.Problem.TIMEOUT, "no ZooKeeper session at "
+                        + settings.connectString() + " within " + waitedMillis + " ms: timed out", e);
+            }
+            throw p.failure(settings.connectString(), waitedMillis, settings.sessionTimeout(), connectProblem, e);
         } finally {
             listeners.remove(firstConnect);
         }
@@ -340,6 +373,7 @@ final class SessionLifecycle {
             // No session was ever established on this handle: nothing to report or end; a new
             // handle tries again (CONNECTING stays CONNECTING, a rebuild after LOST goes on).
             log.warn("{}: connecting to {} failed: {}", name, settings.connectString(), why);
+            connectProblem = why;
             closeInBackground(h.zooKeeper, false);
             events.schedule(this::rebuild, Math.max(rebuildDelay.toMillis(), AUTH_FAILED_REBUILD_DELAY.toMillis()),
                     TimeUnit.MILLISECONDS);
