@@ -51,8 +51,6 @@ final class SessionLifecycle {
     private static final long TICK_MILLIS = 50;
     /** How long {@link #close()} waits at most for CLOSED to be delivered and the handle to close. */
     private static final long CLOSE_BUDGET_MILLIS = 900;
-    /** How long a handle's close may take in the background (ZooKeeper's own wait). */
-    private static final int HANDLE_CLOSE_MILLIS = 5_000;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
 
@@ -65,6 +63,8 @@ final class SessionLifecycle {
     private final ThreadPoolExecutor callbacks;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Sessions presumed lost that may still exist on the ensemble, being ended there. */
+    private final List<StaleSession> staleSessions = new CopyOnWriteArrayList<>();
 
     /** Written on the events thread only. */
     private volatile ConnectionState state = ConnectionState.CONNECTING;
@@ -326,6 +326,9 @@ final class SessionLifecycle {
                 h.session.timeoutMillis());
         transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
+        for (StaleSession stale : staleSessions) {
+            stale.newSessionEstablished(events);
+        }
     }
 
     /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
@@ -356,6 +359,9 @@ final class SessionLifecycle {
         if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
             loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
                     + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
+            if (h.lost && !closed.get()) {
+                endOnEnsembleWhenReachable(h);
+            }
         }
     }
 
@@ -390,6 +396,26 @@ final class SessionLifecycle {
             rebuild();
         } else {
             events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Events thread. The session of {@code h} was presumed lost while no server could be reached,
+     * but the ensemble may still hold it, or restore it if it restarts: end it there as soon as it
+     * is reachable, so that its ephemeral nodes stop blocking anyone (see {@link StaleSession}).
+     */
+    private void endOnEnsembleWhenReachable(Handle h) {
+        staleSessions.removeIf(StaleSession::isDone);
+        try {
+            StaleSession stale = new StaleSession(settings, name, h.zooKeeper.getSessionId(),
+                    h.zooKeeper.getSessionPasswd(), h.session.timeoutMillis());
+            staleSessions.add(stale);
+            if (closed.get()) {
+                stale.abandon(); // close() may have gone through the list before the add
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("{}: cannot open a handle to end session 0x{} on the ensemble; it expires there after its "
+                    + "timeout", name, Long.toHexString(h.session.id()), e);
         }
     }
 
@@ -442,6 +468,9 @@ final class SessionLifecycle {
             return;
         }
         log.info("{}: closing", name);
+        for (StaleSession stale : staleSessions) {
+            stale.abandon();
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BUDGET_MILLIS);
         endCurrentSession();
         // Called by a listener, on the events thread: CLOSED is queued behind the transition being
@@ -493,34 +522,8 @@ final class SessionLifecycle {
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
-    /**
-     * Closes a handle on a thread of its own. With {@code goodbye}, ZooKeeper's client first asks
-     * the ensemble to close the session (so its ephemeral nodes go at once), which waits for the
-     * connection; without, the request is skipped and only the handle's threads and socket are
-     * stopped. Either way the thread ends within {@link #HANDLE_CLOSE_MILLIS} or so, whatever the
-     * network does.
-     */
     private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                if (!goodbye) {
-                    // ZooKeeper's close() waits for its close-session request interruptibly and,
-                    // when interrupted, stops the handle at once without sending it.
-                    Thread.currentThread().interrupt();
-                }
-                zk.close(HANDLE_CLOSE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Throwable e) {
-                log.debug("{}: closing a handle failed", name, e);
-            } finally {
-                done.complete(null);
-            }
-        }, name + "-close-handle");
-        t.setDaemon(true);
-        t.start();
-        return done;
+        return HandleCloser.closeInBackground(zk, goodbye, name + "-close-handle");
     }
 
     private static ThreadFactory numbered(String prefix) {

@@ -53,7 +53,10 @@ import org.apache.zookeeper.data.ACL;
  * ConnectionState#LOST} by itself once no server has been reached for the whole negotiated session
  * timeout, counted from the moment the disconnection was seen. Either way, after {@code LOST} it
  * closes the dead handle and builds a new session on its own, retrying until it connects or is
- * closed; {@link #zooKeeper()} then returns the new handle.
+ * closed; {@link #zooKeeper()} then returns the new handle. A session it presumed lost may still
+ * exist on the ensemble (a whole ensemble that restarts restores its sessions): the client ends it
+ * there as soon as a server is reachable, so that its nodes do not stand ahead of the new
+ * session's in any queue (see {@link ConnectionState#LOST}).
  *
  * <h2>Listeners and callbacks</h2>
  * {@link ConnectionListener}s run on one library thread, in order; whatever one throws (any
