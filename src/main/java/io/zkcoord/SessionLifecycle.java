@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -81,6 +82,10 @@ final class SessionLifecycle {
     private long disconnectedAt;
     /** Events thread only. */
     private int rebuildAttempts;
+    /** Set once the connect string's chroot is known to exist (or there is none). Events thread only. */
+    private boolean chrootExists;
+    /** What {@link #start()} waits for, failed when the chroot cannot be created; null otherwise. */
+    private volatile CompletableFuture<Void> firstSession;
     /** Why the latest handle without a session stopped (a failed authentication), or null. */
     private volatile String connectProblem;
 
@@ -215,6 +220,7 @@ final class SessionLifecycle {
             }
         };
         listeners.add(firstConnect);
+        firstSession = first;
         AtomicReference<ConnectProbe> probe = new AtomicReference<>();
         try {
             events.submit(() -> {
@@ -243,6 +249,9 @@ final class SessionLifecycle {
             throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
         } catch (ExecutionException e) {
             abandonStart();
+            if (e.getCause() instanceof CoordinationException c) {
+                throw c; // the chroot cannot be created: its message says why
+            }
             throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
                     e.getCause());
         } catch (TimeoutException e) {
@@ -256,6 +265,7 @@ final class SessionLifecycle {
             throw p.failure(settings.connectString(), waitedMillis, settings.sessionTimeout(), connectProblem, e);
         } finally {
             listeners.remove(firstConnect);
+            firstSession = null;
         }
     }
 
@@ -286,8 +296,12 @@ final class SessionLifecycle {
         }
         switch (event.getState()) {
             case SyncConnected:
-                if (h.session == null) {
+                if (h.session == null && (chrootExists || settings.chroot().isEmpty())) {
                     establish(h);
+                } else if (h.session == null && !h.checkingChroot) {
+                    h.checkingChroot = true;
+                    ChrootCreator.ensure(h.zooKeeper, settings, name)
+                            .whenComplete((ok, failure) -> onEventsThread(() -> chrootChecked(h, failure)));
                 } else if (state == ConnectionState.SUSPENDED) {
                     transition(ConnectionState.RECONNECTED);
                 }
@@ -313,6 +327,37 @@ final class SessionLifecycle {
                 break;
             default:
                 break;
+        }
+    }
+
+    /**
+     * Events thread. The chroot was checked (and created if missing) after {@code h} connected:
+     * the session can be reported now. If it is missing and could not be created, {@link
+     * #start()} fails with the reason; a client made by {@code start()} logs it, goes on (its
+     * recipes then fail naming the chroot) and checks again with its next session.
+     */
+    private void chrootChecked(Handle h, Throwable failure) {
+        if (failure == null) {
+            chrootExists = true;
+        } else {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            CompletableFuture<Void> first = firstSession;
+            if (first != null && first.completeExceptionally(cause)) {
+                return;
+            }
+            log.warn("{}: {}", name, cause.getMessage());
+        }
+        if (h == current && h.session == null && !h.lost && !closed.get()) {
+            establish(h);
+        }
+    }
+
+    private void onEventsThread(Runnable task) {
+        try {
+            events.execute(task);
+        } catch (RejectedExecutionException closing) {
+            // the client is closing: nothing more to report
         }
     }
 
@@ -550,6 +595,8 @@ final class SessionLifecycle {
         ZkSession session;
         /** Set on the events thread once this handle's session was reported lost. */
         boolean lost;
+        /** Set on the events thread once the chroot check for this handle's first connection began. */
+        boolean checkingChroot;
 
         Handle() throws IOException {
             zooKeeper = new ZooKeeper(settings.connectString(), (int) settings.sessionTimeout().toMillis(), this,
