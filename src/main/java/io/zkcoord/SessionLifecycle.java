@@ -371,6 +371,7 @@ final class SessionLifecycle {
                 h.session.timeoutMillis());
         transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
+        staleSessions.removeIf(StaleSession::isDone);
         for (StaleSession stale : staleSessions) {
             stale.newSessionEstablished(events);
         }
@@ -591,8 +592,8 @@ final class SessionLifecycle {
     /** One raw ZooKeeper handle and the session it established, if any. */
     private final class Handle implements Watcher {
         final ZooKeeper zooKeeper;
-        /** Set on the events thread when this handle first connects. */
-        ZkSession session;
+        /** Set on the events thread when this handle first connects; read by close() on any thread. */
+        volatile ZkSession session;
         /** Set on the events thread once this handle's session was reported lost. */
         boolean lost;
         /** Set on the events thread once the chroot check for this handle's first connection began. */
