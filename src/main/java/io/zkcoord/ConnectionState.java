@@ -40,9 +40,17 @@ public enum ConnectionState {
      */
     RECONNECTED,
     /**
-     * The session is gone: the ensemble expired it, or no server has been reached for the whole
-     * negotiated session timeout, so it must be presumed expired. Every ephemeral node and every
-     * lock of that session is gone; the client builds a new session by itself.
+     * The session is gone for this client: the ensemble expired it, or no server has been reached
+     * for the whole negotiated session timeout, so it must be presumed expired. Every hold of that
+     * session (lock, lease, leadership) is lost, and the client builds a new session by itself.
+     *
+     * <p>Its ephemeral nodes: when the ensemble expired the session, they are already gone. When
+     * the client presumed the loss, the ensemble may still hold the session for a while (a
+     * partition the ensemble has not timed out yet, or a whole ensemble that restarted and
+     * restored it from its data with a fresh timeout); the client then ends the session on the
+     * ensemble itself, with its id and password, as soon as a server is reachable again, so its
+     * nodes go within a round trip of that, and stop blocking the new session's. Until then, or if
+     * the client closes first, they go when the ensemble expires the session.
      */
     LOST,
     /** {@link ZkClient#close()} was called. Terminal. */

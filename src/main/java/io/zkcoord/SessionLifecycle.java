@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -50,8 +52,6 @@ final class SessionLifecycle {
     private static final long TICK_MILLIS = 50;
     /** How long {@link #close()} waits at most for CLOSED to be delivered and the handle to close. */
     private static final long CLOSE_BUDGET_MILLIS = 900;
-    /** How long a handle's close may take in the background (ZooKeeper's own wait). */
-    private static final int HANDLE_CLOSE_MILLIS = 5_000;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
 
@@ -64,6 +64,8 @@ final class SessionLifecycle {
     private final ThreadPoolExecutor callbacks;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Sessions presumed lost that may still exist on the ensemble, being ended there. */
+    private final List<StaleSession> staleSessions = new CopyOnWriteArrayList<>();
 
     /** Written on the events thread only. */
     private volatile ConnectionState state = ConnectionState.CONNECTING;
@@ -80,6 +82,12 @@ final class SessionLifecycle {
     private long disconnectedAt;
     /** Events thread only. */
     private int rebuildAttempts;
+    /** Set once the connect string's chroot is known to exist (or there is none). Events thread only. */
+    private boolean chrootExists;
+    /** What {@link #start()} waits for, failed when the chroot cannot be created; null otherwise. */
+    private volatile CompletableFuture<Void> firstSession;
+    /** Why the latest handle without a session stopped (a failed authentication), or null. */
+    private volatile String connectProblem;
 
     SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
@@ -192,8 +200,19 @@ final class SessionLifecycle {
         events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Connects and waits for the first session; on failure leaves no thread behind. */
+    /**
+     * Connects and waits for the first session, at most the connection timeout (give or take a
+     * few milliseconds) whatever the network does; on failure leaves no thread behind for long.
+     * Halfway through the wait, if there is no session yet, each server is probed ({@link
+     * ConnectProbe}) so that the failure can say why.
+     *
+     * @throws ConnectFailedException if no session came within the connection timeout
+     * @throws CoordinationException if the handle could not be made, or if interrupted (the
+     *     interrupt flag is then set again)
+     */
     void start() {
+        long startNanos = System.nanoTime();
+        long timeoutNanos = settings.connectionTimeout().toNanos();
         CompletableFuture<Void> first = new CompletableFuture<>();
         ConnectionListener firstConnect = s -> {
             if (s == ConnectionState.CONNECTED) {
@@ -201,6 +220,8 @@ final class SessionLifecycle {
             }
         };
         listeners.add(firstConnect);
+        firstSession = first;
+        AtomicReference<ConnectProbe> probe = new AtomicReference<>();
         try {
             events.submit(() -> {
                 try {
@@ -211,18 +232,40 @@ final class SessionLifecycle {
                 return null;
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-            first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            events.schedule(() -> {
+                if (!first.isDone()) {
+                    ConnectProbe p = ConnectProbe.start(ConnectString.parse(settings.connectString()).servers(),
+                            Duration.ofNanos(timeoutNanos / 2), name + "-probe");
+                    // Built once now and dropped: the first failure in a JVM would otherwise load and
+                    // link the classes of its report after the deadline, on the caller's time.
+                    p.failure(settings.connectString(), 0, settings.sessionTimeout(), null, null);
+                    probe.set(p);
+                }
+            }, timeoutNanos / 2, TimeUnit.NANOSECONDS);
+            first.get(Math.max(0, timeoutNanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             abandonStart();
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
             abandonStart();
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " within "
-                    + settings.connectionTimeout().toMillis() + " ms", cause);
+            if (e.getCause() instanceof CoordinationException c) {
+                throw c; // the chroot cannot be created: its message says why
+            }
+            throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            abandonStart();
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            ConnectProbe p = probe.get();
+            if (p == null) {
+                throw new ConnectFailedException(ConnectFailedException.Problem.TIMEOUT, "no ZooKeeper session at "
+                        + settings.connectString() + " within " + waitedMillis + " ms: timed out", e);
+            }
+            throw p.failure(settings.connectString(), waitedMillis, settings.sessionTimeout(), connectProblem, e);
         } finally {
             listeners.remove(firstConnect);
+            firstSession = null;
         }
     }
 
@@ -253,8 +296,12 @@ final class SessionLifecycle {
         }
         switch (event.getState()) {
             case SyncConnected:
-                if (h.session == null) {
+                if (h.session == null && (chrootExists || settings.chroot().isEmpty())) {
                     establish(h);
+                } else if (h.session == null && !h.checkingChroot) {
+                    h.checkingChroot = true;
+                    ChrootCreator.ensure(h.zooKeeper, settings, name)
+                            .whenComplete((ok, failure) -> onEventsThread(() -> chrootChecked(h, failure)));
                 } else if (state == ConnectionState.SUSPENDED) {
                     transition(ConnectionState.RECONNECTED);
                 }
@@ -283,6 +330,37 @@ final class SessionLifecycle {
         }
     }
 
+    /**
+     * Events thread. The chroot was checked (and created if missing) after {@code h} connected:
+     * the session can be reported now. If it is missing and could not be created, {@link
+     * #start()} fails with the reason; a client made by {@code start()} logs it, goes on (its
+     * recipes then fail naming the chroot) and checks again with its next session.
+     */
+    private void chrootChecked(Handle h, Throwable failure) {
+        if (failure == null) {
+            chrootExists = true;
+        } else {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            CompletableFuture<Void> first = firstSession;
+            if (first != null && first.completeExceptionally(cause)) {
+                return;
+            }
+            log.warn("{}: {}", name, cause.getMessage());
+        }
+        if (h == current && h.session == null && !h.lost && !closed.get()) {
+            establish(h);
+        }
+    }
+
+    private void onEventsThread(Runnable task) {
+        try {
+            events.execute(task);
+        } catch (RejectedExecutionException closing) {
+            // the client is closing: nothing more to report
+        }
+    }
+
     /** Events thread. The handle's first connection: a new session. */
     private void establish(Handle h) {
         h.session = new ZkSession(h.zooKeeper, retryLoop);
@@ -293,6 +371,10 @@ final class SessionLifecycle {
                 h.session.timeoutMillis());
         transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
+        staleSessions.removeIf(StaleSession::isDone);
+        for (StaleSession stale : staleSessions) {
+            stale.newSessionEstablished(events);
+        }
     }
 
     /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
@@ -323,6 +405,9 @@ final class SessionLifecycle {
         if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
             loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
                     + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
+            if (h.lost && !closed.get()) {
+                endOnEnsembleWhenReachable(h);
+            }
         }
     }
 
@@ -340,6 +425,7 @@ final class SessionLifecycle {
             // No session was ever established on this handle: nothing to report or end; a new
             // handle tries again (CONNECTING stays CONNECTING, a rebuild after LOST goes on).
             log.warn("{}: connecting to {} failed: {}", name, settings.connectString(), why);
+            connectProblem = why;
             closeInBackground(h.zooKeeper, false);
             events.schedule(this::rebuild, Math.max(rebuildDelay.toMillis(), AUTH_FAILED_REBUILD_DELAY.toMillis()),
                     TimeUnit.MILLISECONDS);
@@ -356,6 +442,26 @@ final class SessionLifecycle {
             rebuild();
         } else {
             events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Events thread. The session of {@code h} was presumed lost while no server could be reached,
+     * but the ensemble may still hold it, or restore it if it restarts: end it there as soon as it
+     * is reachable, so that its ephemeral nodes stop blocking anyone (see {@link StaleSession}).
+     */
+    private void endOnEnsembleWhenReachable(Handle h) {
+        staleSessions.removeIf(StaleSession::isDone);
+        try {
+            StaleSession stale = new StaleSession(settings, name, h.zooKeeper.getSessionId(),
+                    h.zooKeeper.getSessionPasswd(), h.session.timeoutMillis());
+            staleSessions.add(stale);
+            if (closed.get()) {
+                stale.abandon(); // close() may have gone through the list before the add
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("{}: cannot open a handle to end session 0x{} on the ensemble; it expires there after its "
+                    + "timeout", name, Long.toHexString(h.session.id()), e);
         }
     }
 
@@ -408,6 +514,9 @@ final class SessionLifecycle {
             return;
         }
         log.info("{}: closing", name);
+        for (StaleSession stale : staleSessions) {
+            stale.abandon();
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BUDGET_MILLIS);
         endCurrentSession();
         // Called by a listener, on the events thread: CLOSED is queued behind the transition being
@@ -459,34 +568,8 @@ final class SessionLifecycle {
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
-    /**
-     * Closes a handle on a thread of its own. With {@code goodbye}, ZooKeeper's client first asks
-     * the ensemble to close the session (so its ephemeral nodes go at once), which waits for the
-     * connection; without, the request is skipped and only the handle's threads and socket are
-     * stopped. Either way the thread ends within {@link #HANDLE_CLOSE_MILLIS} or so, whatever the
-     * network does.
-     */
     private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                if (!goodbye) {
-                    // ZooKeeper's close() waits for its close-session request interruptibly and,
-                    // when interrupted, stops the handle at once without sending it.
-                    Thread.currentThread().interrupt();
-                }
-                zk.close(HANDLE_CLOSE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Throwable e) {
-                log.debug("{}: closing a handle failed", name, e);
-            } finally {
-                done.complete(null);
-            }
-        }, name + "-close-handle");
-        t.setDaemon(true);
-        t.start();
-        return done;
+        return HandleCloser.closeInBackground(zk, goodbye, name + "-close-handle");
     }
 
     private static ThreadFactory numbered(String prefix) {
@@ -509,10 +592,12 @@ final class SessionLifecycle {
     /** One raw ZooKeeper handle and the session it established, if any. */
     private final class Handle implements Watcher {
         final ZooKeeper zooKeeper;
-        /** Set on the events thread when this handle first connects. */
-        ZkSession session;
+        /** Set on the events thread when this handle first connects; read by close() on any thread. */
+        volatile ZkSession session;
         /** Set on the events thread once this handle's session was reported lost. */
         boolean lost;
+        /** Set on the events thread once the chroot check for this handle's first connection began. */
+        boolean checkingChroot;
 
         Handle() throws IOException {
             zooKeeper = new ZooKeeper(settings.connectString(), (int) settings.sessionTimeout().toMillis(), this,

@@ -53,7 +53,10 @@ import org.apache.zookeeper.data.ACL;
  * ConnectionState#LOST} by itself once no server has been reached for the whole negotiated session
  * timeout, counted from the moment the disconnection was seen. Either way, after {@code LOST} it
  * closes the dead handle and builds a new session on its own, retrying until it connects or is
- * closed; {@link #zooKeeper()} then returns the new handle.
+ * closed; {@link #zooKeeper()} then returns the new handle. A session it presumed lost may still
+ * exist on the ensemble (a whole ensemble that restarts restores its sessions): the client ends it
+ * there as soon as a server is reachable, so that its nodes do not stand ahead of the new
+ * session's in any queue (see {@link ConnectionState#LOST}).
  *
  * <h2>Listeners and callbacks</h2>
  * {@link ConnectionListener}s run on one library thread, in order; whatever one throws (any
@@ -331,6 +334,17 @@ public final class ZkClient implements AutoCloseable {
         }
 
         /**
+         * The servers to connect to, and optionally a chroot: a node under which every path of the
+         * client lives (a namespace), {@code /app} in {@code zk1:2181,zk2:2181/app}.
+         *
+         * <p>A chroot that does not exist is created, with its missing parents, before the first
+         * session is reported: through a short-lived second connection without the chroot (a
+         * client rooted in a node cannot create it), with this builder's {@link #authorization}s
+         * and {@link #acl} (so with {@code CREATOR_ALL_ACL} when an authorization is given and no
+         * ACL). If it cannot be created (no permission on its parent), {@link #build()} throws
+         * {@link CoordinationException} saying so; a client made by {@link #start()} logs it and
+         * its recipes fail naming the chroot.
+         *
          * @param connectString comma-separated {@code host:port} list (IPv6 literals in brackets,
          *     {@code [::1]:2181}; the port defaults to 2181), with an optional chroot suffix
          *     ({@code /app}); required
@@ -436,8 +450,13 @@ public final class ZkClient implements AutoCloseable {
          *
          * @return a connected client, in state {@link ConnectionState#CONNECTED}
          * @throws IllegalArgumentException if no connect string was given
-         * @throws CoordinationException if no session is established within the connection
-         *     timeout; no thread or socket of the attempt is left behind
+         * @throws ConnectFailedException if no session is established within the connection
+         *     timeout (given or taken a few milliseconds, whatever the network does); its {@link
+         *     ConnectFailedException#problem()} and message say why: a host name that does not
+         *     resolve, connection refused, a timeout, or a setting the server cannot grant. The
+         *     attempt's threads and sockets are stopped in the background, within about a second.
+         * @throws CoordinationException if the connect string's chroot is missing and cannot be
+         *     created (see {@link #connectString}), or if interrupted (the flag is set again)
          */
         public ZkClient build() {
             ZkClient client = new ZkClient(settings());

@@ -9,6 +9,7 @@ import io.zkcoord.election.ZkLeaderElection;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.semaphore.ZkSemaphore;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.SilentServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -150,6 +151,24 @@ class StartBeforeEnsembleTest {
         assertThrows(IllegalStateException.class, () -> client.session(Duration.ofSeconds(1)));
         Await.until(WAIT, () -> liveClientThreads(before).isEmpty(),
                 () -> "threads left: " + liveClientThreads(before));
+    }
+
+    /** close() while connecting to a server that accepts TCP and never answers: prompt, and no thread is left waiting for the attempt. */
+    @Test
+    void closeWhileConnectingToASilentServerLeavesNoThread() throws Exception {
+        try (SilentServer silent = new SilentServer()) {
+            Set<Thread> before = Set.copyOf(Thread.getAllStackTraces().keySet());
+            ZkClient client = ZkClient.builder().connectString(silent.connectString())
+                    .sessionTimeout(Duration.ofSeconds(30)).start();
+            Await.until("the client reached the silent server", WAIT, () -> silent.accepted() > 0);
+            long start = System.nanoTime();
+            client.close();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(took.compareTo(Duration.ofSeconds(3)) < 0, "close() took " + took);
+            // Before, the handle's close waited for the connection attempt: up to the 30 s session timeout.
+            Await.until(Duration.ofSeconds(5), () -> liveClientThreads(before).isEmpty(),
+                    () -> "threads left: " + liveClientThreads(before));
+        }
     }
 
     private static Set<String> liveClientThreads(Set<Thread> before) {
