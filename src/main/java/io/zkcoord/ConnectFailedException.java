@@ -34,6 +34,7 @@ public class ConnectFailedException extends CoordinationException {
         UNKNOWN_HOST
     }
 
+    /** What kept the client from a session. */
     private final Problem problem;
 
     /**
