@@ -87,8 +87,19 @@ class CliArgumentsTest extends CliFixture {
             {"inspect", "--connect=zk1.invalid:2181,zk2.invalid:2181", "--connect-timeout=3s", "/x"},
             {"run", "--connect=zk1.invalid:2181", "--connect-timeout=3s", "--lock", "/x", "--", "true"},
         }) {
-            assertFewLines(ZkcoordProcess.run(dir, args), String.join(" ", args));
+            ZkcoordProcess p = ZkcoordProcess.run(dir, args);
+            assertFewLines(p, String.join(" ", args));
+            assertTrue(p.err().contains("does not resolve"), "names the problem: " + p.err());
         }
+    }
+
+    /** A connect string with a bad syntax is bad arguments: exit 2, one line naming the mistake, nothing tried. */
+    @Test
+    void badConnectStringSyntaxExits2() {
+        ZkcoordProcess p = ZkcoordProcess.run(dir, "inspect", "--connect=nohost:abc", "/x");
+        assertEquals(2, p.exitStatus(), p.toString());
+        assertEquals(1, p.err().lines().count(), p.err());
+        assertTrue(p.err().contains("the port 'abc' of 'nohost:abc' is not a number"), p.err());
     }
 
     /** Connection refused (a port nobody listens on): exit 69, a few lines, no stack trace. */
@@ -98,8 +109,10 @@ class CliArgumentsTest extends CliFixture {
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        assertFewLines(ZkcoordProcess.run(dir, "inspect", "--connect=127.0.0.1:" + closed, "--connect-timeout=3s",
-                "/x"), "refused");
+        ZkcoordProcess p = ZkcoordProcess.run(dir, "inspect", "--connect=127.0.0.1:" + closed, "--connect-timeout=3s",
+                "/x");
+        assertFewLines(p, "refused");
+        assertTrue(p.err().contains("connection refused"), "names the problem: " + p.err());
     }
 
     private static void assertFewLines(ZkcoordProcess p, String what) {
