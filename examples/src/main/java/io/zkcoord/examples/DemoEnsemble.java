@@ -46,9 +46,17 @@ final class DemoEnsemble implements AutoCloseable {
      * out a leader election.
      */
     static ZkClient client(String connectString) {
+        return client(connectString, Duration.ofSeconds(10));
+    }
+
+    /**
+     * As {@link #client(String)}, with the session timeout given: a worker whose death the demo
+     * shows uses a short one, so that the ensemble notices it soon.
+     */
+    static ZkClient client(String connectString, Duration sessionTimeout) {
         return ZkClient.builder()
                 .connectString(connectString)
-                .sessionTimeout(Duration.ofSeconds(10))
+                .sessionTimeout(sessionTimeout)
                 .connectionTimeout(Duration.ofSeconds(30))
                 .retryPolicy(RetryPolicy.untilElapsed(Duration.ofSeconds(30), Duration.ofMillis(100)))
                 .build();

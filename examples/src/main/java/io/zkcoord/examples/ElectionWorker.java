@@ -4,7 +4,6 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.election.LeadershipListener;
 import io.zkcoord.election.RevokeReason;
 import io.zkcoord.election.ZkLeaderElection;
-import io.zkcoord.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Set;
 
@@ -36,13 +35,8 @@ public final class ElectionWorker {
         String name = options.require("--name");
         Timeline timeline = new Timeline(Long.parseLong(options.require("--t0")));
         long sessionMillis = Long.parseLong(options.value("--session-ms").orElse("4000"));
-        // As DemoEnsemble.client, with a short session: a dead leader is replaced about this long after it died.
-        ZkClient client = ZkClient.builder()
-                .connectString(options.require("--connect"))
-                .sessionTimeout(Duration.ofMillis(sessionMillis))
-                .connectionTimeout(Duration.ofSeconds(30))
-                .retryPolicy(RetryPolicy.untilElapsed(Duration.ofSeconds(30), Duration.ofMillis(100)))
-                .build();
+        // A short session: a dead leader is replaced about this long after it died.
+        ZkClient client = DemoEnsemble.client(options.require("--connect"), Duration.ofMillis(sessionMillis));
         timeline.say(name, "connected: pid %d, session 0x%x (timeout %d ms)", ProcessHandle.current().pid(),
                 client.sessionId(), sessionMillis);
 

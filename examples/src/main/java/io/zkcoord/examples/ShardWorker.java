@@ -2,7 +2,6 @@ package io.zkcoord.examples;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.election.RevokeReason;
-import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.shard.ShardListener;
 import io.zkcoord.shard.ZkShardMember;
 import java.time.Duration;
@@ -32,12 +31,7 @@ public final class ShardWorker {
         String name = options.require("--name");
         Timeline timeline = new Timeline(Long.parseLong(options.require("--t0")));
         long sessionMillis = Long.parseLong(options.value("--session-ms").orElse("4000"));
-        ZkClient client = ZkClient.builder()
-                .connectString(options.require("--connect"))
-                .sessionTimeout(Duration.ofMillis(sessionMillis))
-                .connectionTimeout(Duration.ofSeconds(30))
-                .retryPolicy(RetryPolicy.untilElapsed(Duration.ofSeconds(30), Duration.ofMillis(100)))
-                .build();
+        ZkClient client = DemoEnsemble.client(options.require("--connect"), Duration.ofMillis(sessionMillis));
         ZkShardMember member = new ZkShardMember(client, ShardDemo.PATH, name, Integer.parseInt(options.require("--shards")));
         member.addListener(new ShardListener() {
             @Override
