@@ -139,7 +139,6 @@ public final class ZkGroup implements AutoCloseable {
                 throw new IllegalStateException(describe() + " is closed");
             }
             if (phase == Phase.NEW) {
-                client.addConnectionListener(connection);
                 phase = Phase.JOINED;
             }
         }
@@ -159,7 +158,6 @@ public final class ZkGroup implements AutoCloseable {
             synchronized (this) {
                 phase = Phase.NEW; // not a member: nothing to rejoin; join() may be tried again
             }
-            client.removeConnectionListener(connection);
             throw e;
         } catch (KeeperException e) {
             throw new CoordinationException(describe() + ": could not join: " + e.getMessage(), e);
@@ -172,7 +170,8 @@ public final class ZkGroup implements AutoCloseable {
     }
 
     /**
-     * Adds a listener and starts watching the group if it was not yet. The listener is told the
+     * Adds a listener and starts watching the group if it was not yet (in this session and every
+     * later one, until {@link #close()}, whether or not this group joined). The listener is told the
      * current view first, once one has been read.
      *
      * @param listener the listener
@@ -367,6 +366,15 @@ public final class ZkGroup implements AutoCloseable {
                 return;
             }
             watching = true;
+        }
+        // A watch lives only as long as its session: the view is read again (and watched again) in
+        // every new session and after every reconnection, whether this group joined or only listens.
+        client.addConnectionListener(connection);
+        synchronized (this) {
+            if (phase == Phase.CLOSED) {
+                client.removeConnectionListener(connection); // closed meanwhile: close() may have missed it
+                return;
+            }
         }
         refresh();
     }

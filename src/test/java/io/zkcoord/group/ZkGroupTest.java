@@ -120,6 +120,43 @@ class ZkGroupTest {
         Await.until("b's own view is whole again", WAIT, () -> ids(b.members()).equals(List.of("a", "b")));
     }
 
+    /** A group that only listens (never joined) goes on following the group after its own session expired. */
+    @Test
+    void listenerOnlyGroupFollowsAfterItsSessionExpired() throws Exception {
+        ZkClient ca = client();
+        ZkClient co = client();
+        ZkGroup a = group(ca, "a", null);
+        a.join();
+        ZkGroup observer = group(co, "observer", null);
+        List<List<String>> heard = Collections.synchronizedList(new ArrayList<>());
+        observer.addListener(members -> heard.add(ids(members)));
+        Await.until("the observer sees a", WAIT, () -> ids(observer.members()).equals(List.of("a")));
+        long oldSession = co.sessionId();
+        SessionExpiry.expireOnServer(co.zooKeeper(), server.getConnectString(), WAIT);
+        Await.until("the observer's client in a new session", WAIT, () -> co.sessionId() != oldSession && co.state().isConnected());
+        ZkGroup b = group(client(), "b", null);
+        b.join();
+        Await.until("the observer sees b join", WAIT, () -> ids(observer.members()).equals(List.of("a", "b")));
+        Await.until("its listener heard it", WAIT, () -> heard.contains(List.of("a", "b")));
+    }
+
+    /** A group whose join was refused as a duplicate, but that listens, goes on following the group after its session expired. */
+    @Test
+    void refusedDuplicateStillFollowsAfterItsSessionExpired() throws Exception {
+        ZkClient ca = client();
+        ZkClient cd = client();
+        group(ca, "same", null).join();
+        ZkGroup refused = group(cd, "same", null);
+        refused.addListener(members -> { });
+        assertThrows(DuplicateMemberException.class, refused::join);
+        Await.until("the refused group sees the member", WAIT, () -> ids(refused.members()).equals(List.of("same")));
+        long oldSession = cd.sessionId();
+        SessionExpiry.expireOnServer(cd.zooKeeper(), server.getConnectString(), WAIT);
+        Await.until("its client in a new session", WAIT, () -> cd.sessionId() != oldSession && cd.state().isConnected());
+        group(client(), "b", null).join();
+        Await.until("the refused group sees b join", WAIT, () -> ids(refused.members()).equals(List.of("same", "b")));
+    }
+
     /** Bad arguments fail at once; a closed group cannot join. */
     @Test
     void badArguments() {

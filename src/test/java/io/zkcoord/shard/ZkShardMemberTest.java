@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -284,6 +287,54 @@ class ZkShardMemberTest {
         b.close();
         b.close();
         awaitBalanced(List.of(a));
+        assertNoListenerProblems();
+    }
+
+    /**
+     * A listener added while the member's earlier events are still queued (a listener is slow)
+     * hears assigned and revoked alternating, starting with assigned, for changes made after it
+     * was added and before its turn came.
+     */
+    @Test
+    void listenerAddedBehindQueuedEventsHearsThemAlternating() throws Exception {
+        ZkShardMember a = member("a");
+        AtomicBoolean block = new AtomicBoolean();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        a.addListener(new ShardListener() {
+            @Override
+            public void assigned(int shard, long token) {
+            }
+
+            @Override
+            public void revoked(int shard, long token, RevokeReason reason) {
+                if (block.compareAndSet(true, false)) {
+                    blocked.countDown();
+                    try {
+                        unblock.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        });
+        a.start();
+        awaitBalanced(List.of(a));
+        block.set(true);
+        ZkShardMember b = member("b");
+        b.start();
+        assertTrue(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS), "a gives shards up to b");
+        Recorder late = new Recorder("late");
+        a.addListener(late); // queued behind a's revoked events, which wait for the slow listener
+        ZkShardMember c = member("c");
+        c.start();
+        Await.until("a gives two more shards up, to c", WAIT, () -> a.owned().size() == SHARDS / 3);
+        unblock.countDown();
+        awaitBalanced(List.of(a, b, c));
+        Await.until("the late listener agrees with a", WAIT, () -> late.owned().equals(a.owned()));
+        synchronized (late) {
+            assertTrue(late.problems.isEmpty(), late.problems.toString());
+        }
         assertNoListenerProblems();
     }
 
