@@ -301,6 +301,10 @@ public final class ZkShardMember implements AutoCloseable {
      * once and in parallel, so the next owners can start), then leaves the group. Idempotent;
      * returns within about ten seconds whatever the network does (a lock not released by then is
      * released in the background, or goes with the session); never throws.
+     *
+     * <p>Called by one of this member's listeners, it does not wait for the listeners (the caller is
+     * one of them): they hear {@code revoked(CLOSED)} once the calling listener returns, and each
+     * lock is released after that, as always. {@link #owned()} is empty when it returns.
      */
     @Override
     public void close() {
@@ -330,8 +334,12 @@ public final class ZkShardMember implements AutoCloseable {
                 }
             });
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
-            dropped.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
-                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            CompletableFuture<Void> released = dropped.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            // A listener's own call: the revoked events (and the releases behind them) run only
+            // after it returns, so waiting for them here would only wait out the time limit.
+            if (!events.calledFromTask()) {
+                released.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {

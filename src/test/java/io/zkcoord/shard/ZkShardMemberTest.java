@@ -338,6 +338,54 @@ class ZkShardMemberTest {
         assertNoListenerProblems();
     }
 
+    /**
+     * close() called by one of the member's own listeners does not wait for the listeners (the
+     * caller is one of them): no timeout, they hear revoked(CLOSED) for every shard once the
+     * caller returns, and the others take the shards.
+     */
+    @Test
+    void closeFromOwnListener() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ZkShardMember.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            ZkShardMember a = member("a");
+            ZkShardMember b = member("b");
+            a.start();
+            b.start();
+            awaitBalanced(List.of(a, b));
+            AtomicBoolean closeOnNext = new AtomicBoolean(true);
+            CountDownLatch closed = new CountDownLatch(1);
+            a.addListener(new ShardListener() {
+                @Override
+                public void assigned(int shard, long token) {
+                }
+
+                @Override
+                public void revoked(int shard, long token, RevokeReason reason) {
+                    if (closeOnNext.compareAndSet(true, false)) {
+                        a.close();
+                        closed.countDown();
+                    }
+                }
+            });
+            ZkShardMember c = member("c");
+            c.start(); // a gives two shards to c; its first revoked closes a
+            assertTrue(closed.await(WAIT.toSeconds(), TimeUnit.SECONDS), "close() returned");
+            awaitBalanced(List.of(b, c));
+            Await.until("a's listeners heard revoked for every shard", WAIT, () -> recorders.get("a").owned().isEmpty());
+            assertTrue(a.owned().isEmpty());
+            List<String> warned = warnings.list.stream()
+                    .filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertTrue(warned.isEmpty(), warned.toString());
+            assertNoListenerProblems();
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
     /** A member with another shard count, or a duplicate id, is refused at start. */
     @Test
     void refusedMembers() {
