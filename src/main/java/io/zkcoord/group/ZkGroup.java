@@ -88,6 +88,12 @@ public final class ZkGroup implements AutoCloseable {
     private final Set<Long> ourSessions = new HashSet<>();
     private int readGeneration;
     private volatile List<Member> view = List.of();
+    /**
+     * The last view the listeners were told. Touched only inside {@link #events} tasks, so a
+     * listener added there starts from exactly where the others are (not from {@link #view}, which
+     * runs ahead of the views still queued for them).
+     */
+    private List<Member> toldView = List.of();
 
     /**
      * @param client the client whose session holds the membership
@@ -172,7 +178,7 @@ public final class ZkGroup implements AutoCloseable {
     /**
      * Adds a listener and starts watching the group if it was not yet (in this session and every
      * later one, until {@link #close()}, whether or not this group joined). The listener is told the
-     * current view first, once one has been read.
+     * view the other listeners were told last (if any) first, then every later view, each once.
      *
      * @param listener the listener
      * @throws IllegalArgumentException if {@code listener} is null
@@ -183,8 +189,8 @@ public final class ZkGroup implements AutoCloseable {
         }
         events.execute(() -> {
             listeners.add(listener);
-            if (!view.isEmpty()) {
-                call(listener, view);
+            if (!toldView.isEmpty()) {
+                call(listener, toldView);
             }
         });
         watch();
@@ -468,6 +474,7 @@ public final class ZkGroup implements AutoCloseable {
             view = members;
         }
         events.execute(() -> {
+            toldView = members;
             for (GroupListener l : listeners) {
                 call(l, members);
             }

@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,6 +158,37 @@ class ZkGroupTest {
         Await.until("its client in a new session", WAIT, () -> cd.sessionId() != oldSession && cd.state().isConnected());
         group(client(), "b", null).join();
         Await.until("the refused group sees b join", WAIT, () -> ids(refused.members()).equals(List.of("same", "b")));
+    }
+
+    /** A listener added while a slow listener holds up the group's events hears each view once, in order, from where it joined. */
+    @Test
+    void listenerAddedBehindQueuedViewsHearsEachOnce() throws Exception {
+        ZkGroup a = group(client(), "a", null);
+        AtomicBoolean block = new AtomicBoolean();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        a.addListener(members -> {
+            if (members.size() == 2 && block.compareAndSet(true, false)) {
+                blocked.countDown();
+                try {
+                    unblock.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        a.join();
+        Await.until("a sees itself", WAIT, () -> ids(a.members()).equals(List.of("a")));
+        block.set(true);
+        group(client(), "b", null).join();
+        assertTrue(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the slow listener hears b join (and holds up the events)");
+        List<List<String>> heard = Collections.synchronizedList(new ArrayList<>());
+        a.addListener(members -> heard.add(ids(members))); // queued behind the slow listener
+        group(client(), "c", null).join();
+        Await.until("a's view has c", WAIT, () -> ids(a.members()).equals(List.of("a", "b", "c")));
+        unblock.countDown();
+        Await.until("the late listener heard two views", WAIT, () -> heard.size() >= 2);
+        assertEquals(List.of(List.of("a", "b"), List.of("a", "b", "c")), heard);
     }
 
     /** Bad arguments fail at once; a closed group cannot join. */
