@@ -58,6 +58,14 @@ class ZkGroupTest {
         return g;
     }
 
+    private static org.apache.zookeeper.data.Stat stat(ZkClient c, String path) {
+        try {
+            return c.call(path, zk -> zk.exists(path, false));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private static List<String> ids(List<Member> members) {
         return members.stream().map(Member::id).toList();
     }
@@ -189,6 +197,43 @@ class ZkGroupTest {
         unblock.countDown();
         Await.until("the late listener heard two views", WAIT, () -> heard.size() >= 2);
         assertEquals(List.of(List.of("a", "b"), List.of("a", "b", "c")), heard);
+    }
+
+    /**
+     * A joined member whose node goes while its session lives (deleted by hand, or by a closed
+     * group of the same id and session whose leaving went on in the background) makes it again.
+     */
+    @Test
+    void joinedMemberWhoseNodeGoesJoinsAgain() throws Exception {
+        ZkClient ca = client();
+        ZkClient admin = client();
+        ZkGroup a = group(ca, "a", "data");
+        a.join();
+        Await.until("a sees itself", WAIT, () -> ids(a.members()).equals(List.of("a")));
+        admin.call("/groups/g/m-a", zk -> {
+            zk.delete("/groups/g/m-a", -1);
+            return null;
+        });
+        Await.until("a is a member again", WAIT, () -> {
+            org.apache.zookeeper.data.Stat stat = stat(admin, "/groups/g/m-a");
+            return stat != null && stat.getEphemeralOwner() == ca.sessionId()
+                    && ids(a.members()).equals(List.of("a")) && a.members().get(0).sessionId() == ca.sessionId();
+        });
+    }
+
+    /** A second group of the same id on the same client (one session) is a duplicate too; the first stays the member. */
+    @Test
+    void sameIdTwiceOnOneClientIsRefused() throws Exception {
+        ZkClient ca = client();
+        ZkGroup first = group(ca, "a", null);
+        first.join();
+        ZkGroup second = group(ca, "a", null);
+        assertThrows(DuplicateMemberException.class, second::join);
+        first.close();
+        Await.until("the first left", WAIT, () -> stat(ca, "/groups/g/m-a") == null);
+        second.join(); // the id is free again
+        Await.until("the second is the member", WAIT, () -> ids(second.members()).equals(List.of("a")));
+        assertEquals(ca.sessionId(), stat(ca, "/groups/g/m-a").getEphemeralOwner());
     }
 
     /** Bad arguments fail at once; a closed group cannot join. */

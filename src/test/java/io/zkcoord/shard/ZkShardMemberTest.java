@@ -400,6 +400,9 @@ class ZkShardMemberTest {
         ZkShardMember duplicate = new ZkShardMember(other, PATH, "a", SHARDS);
         open.add(duplicate);
         assertThrows(DuplicateMemberException.class, duplicate::start);
+        ZkShardMember sameClient = new ZkShardMember(ca(), PATH, "a", SHARDS);
+        open.add(sameClient);
+        assertThrows(DuplicateMemberException.class, sameClient::start, "a duplicate on the member's own client too");
         assertThrows(IllegalArgumentException.class, () -> new ZkShardMember(other, PATH, "y", 0));
         assertThrows(IllegalArgumentException.class, () -> new ZkShardMember(other, "rel", "y", 3));
         awaitBalanced(List.of(a));
