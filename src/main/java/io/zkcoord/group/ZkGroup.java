@@ -412,7 +412,11 @@ public final class ZkGroup implements AutoCloseable {
         }
         // A watch lives only as long as its session: the view is read again (and watched again) in
         // every new session and after every reconnection, whether this group joined or only listens.
-        client.addConnectionListener(connection);
+        try {
+            client.addConnectionListener(connection);
+        } catch (IllegalStateException clientClosed) {
+            return; // nothing to watch any more
+        }
         synchronized (this) {
             if (phase == Phase.CLOSED) {
                 client.removeConnectionListener(connection); // closed meanwhile: close() may have missed it
