@@ -5,17 +5,28 @@ package io.zkcoord;
  *
  * <p>Transitions, as {@link ConnectionListener}s see them:
  * <pre>
- *   CONNECTED ──► SUSPENDED ──► RECONNECTED ──► SUSPENDED ──► ...
- *                    │                ▲
- *                    ▼                │ (a new session)
- *                   LOST ─────────────┘
+ *  (CONNECTING) ──► CONNECTED ──► SUSPENDED ──► RECONNECTED ──► SUSPENDED ──► ...
+ *                                    │                ▲
+ *                                    ▼                │ (a new session)
+ *                                   LOST ─────────────┘
  *   any state ──► CLOSED
  * </pre>
+ * {@link #CONNECTING} is the state a client starts in; it is never reported to listeners, which
+ * hear {@link #CONNECTED} once the first session is established.
  *
  * <p>An enum: immutable and safe to share between threads.
  */
 public enum ConnectionState {
-    /** The first session has been established. Reported once, by {@link ZkClient.Builder#build()}. */
+    /**
+     * No session yet: the client was built with {@link ZkClient.Builder#start()} and has not reached
+     * the ensemble. Requests wait for the first session under their own time limits.
+     */
+    CONNECTING,
+    /**
+     * The first session has been established. Reported once: before {@link
+     * ZkClient.Builder#build()} returns, or when a client made by {@link ZkClient.Builder#start()}
+     * first reaches the ensemble.
+     */
     CONNECTED,
     /**
      * The connection to the ensemble dropped. The session may still be alive on the servers, so
@@ -29,9 +40,17 @@ public enum ConnectionState {
      */
     RECONNECTED,
     /**
-     * The session is gone: the ensemble expired it, or no server has been reached for the whole
-     * negotiated session timeout, so it must be presumed expired. Every ephemeral node and every
-     * lock of that session is gone; the client builds a new session by itself.
+     * The session is gone for this client: the ensemble expired it, or no server has been reached
+     * for the whole negotiated session timeout, so it must be presumed expired. Every hold of that
+     * session (lock, lease, leadership) is lost, and the client builds a new session by itself.
+     *
+     * <p>Its ephemeral nodes: when the ensemble expired the session, they are already gone. When
+     * the client presumed the loss, the ensemble may still hold the session for a while (a
+     * partition the ensemble has not timed out yet, or a whole ensemble that restarted and
+     * restored it from its data with a fresh timeout); the client then ends the session on the
+     * ensemble itself, with its id and password, as soon as a server is reachable again, so its
+     * nodes go within a round trip of that, and stop blocking the new session's. Until then, or if
+     * the client closes first, they go when the ensemble expires the session.
      */
     LOST,
     /** {@link ZkClient#close()} was called. Terminal. */

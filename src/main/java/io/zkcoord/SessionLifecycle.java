@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The session lifecycle of one {@link ZkClient}, as one state machine:
  *
  * <pre>
- *   (start) --SyncConnected--> CONNECTED
+ *   CONNECTING --SyncConnected--> CONNECTED
+ *   CONNECTING --handle failed before any session--> CONNECTING (a new handle; nothing reported)
  *   CONNECTED | RECONNECTED --Disconnected--> SUSPENDED
  *   SUSPENDED --SyncConnected, same session--> RECONNECTED
  *   SUSPENDED --no server for the session timeout (presumed)--> LOST
@@ -49,8 +52,6 @@ final class SessionLifecycle {
     private static final long TICK_MILLIS = 50;
     /** How long {@link #close()} waits at most for CLOSED to be delivered and the handle to close. */
     private static final long CLOSE_BUDGET_MILLIS = 900;
-    /** How long a handle's close may take in the background (ZooKeeper's own wait). */
-    private static final int HANDLE_CLOSE_MILLIS = 5_000;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
 
@@ -63,9 +64,11 @@ final class SessionLifecycle {
     private final ThreadPoolExecutor callbacks;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Sessions presumed lost that may still exist on the ensemble, being ended there. */
+    private final List<StaleSession> staleSessions = new CopyOnWriteArrayList<>();
 
     /** Written on the events thread only. */
-    private volatile ConnectionState state;
+    private volatile ConnectionState state = ConnectionState.CONNECTING;
     /** The handle in use: the only one whose events count. Written on the events thread only. */
     private volatile Handle current;
     /** The latest established session; written on the events thread only. */
@@ -79,6 +82,12 @@ final class SessionLifecycle {
     private long disconnectedAt;
     /** Events thread only. */
     private int rebuildAttempts;
+    /** Set once the connect string's chroot is known to exist (or there is none). Events thread only. */
+    private boolean chrootExists;
+    /** What {@link #start()} waits for, failed when the chroot cannot be created; null otherwise. */
+    private volatile CompletableFuture<Void> firstSession;
+    /** Why the latest handle without a session stopped (a failed authentication), or null. */
+    private volatile String connectProblem;
 
     SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
@@ -168,8 +177,42 @@ final class SessionLifecycle {
 
     // ---------------------------------------------------------------- start
 
-    /** Connects and waits for the first session; on failure leaves no thread behind. */
+    /**
+     * Makes the first handle and starts the periodic checks, then returns: the session comes
+     * later. If the handle cannot be made, tries again after the retry policy's delay, as after a
+     * loss.
+     */
+    void startInBackground() {
+        try {
+            events.submit(() -> {
+                try {
+                    current = new Handle();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("{}: cannot start connecting to {}; trying again", name, settings.connectString(), e);
+                    events.schedule(this::rebuild, AUTH_FAILED_REBUILD_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(name + ": cannot start", e.getCause());
+        }
+        events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Connects and waits for the first session, at most the connection timeout (give or take a
+     * few milliseconds) whatever the network does; on failure leaves no thread behind for long.
+     * Halfway through the wait, if there is no session yet, each server is probed ({@link
+     * ConnectProbe}) so that the failure can say why.
+     *
+     * @throws ConnectFailedException if no session came within the connection timeout
+     * @throws CoordinationException if the handle could not be made, or if interrupted (the
+     *     interrupt flag is then set again)
+     */
     void start() {
+        long startNanos = System.nanoTime();
+        long timeoutNanos = settings.connectionTimeout().toNanos();
         CompletableFuture<Void> first = new CompletableFuture<>();
         ConnectionListener firstConnect = s -> {
             if (s == ConnectionState.CONNECTED) {
@@ -177,6 +220,8 @@ final class SessionLifecycle {
             }
         };
         listeners.add(firstConnect);
+        firstSession = first;
+        AtomicReference<ConnectProbe> probe = new AtomicReference<>();
         try {
             events.submit(() -> {
                 try {
@@ -187,38 +232,57 @@ final class SessionLifecycle {
                 return null;
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-            first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            events.schedule(() -> {
+                if (!first.isDone()) {
+                    ConnectProbe p = ConnectProbe.start(ConnectString.parse(settings.connectString()).servers(),
+                            Duration.ofNanos(timeoutNanos / 2), name + "-probe");
+                    // Built once now and dropped: the first failure in a JVM would otherwise load and
+                    // link the classes of its report after the deadline, on the caller's time.
+                    p.failure(settings.connectString(), 0, settings.sessionTimeout(), null, null);
+                    probe.set(p);
+                }
+            }, timeoutNanos / 2, TimeUnit.NANOSECONDS);
+            first.get(Math.max(0, timeoutNanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             abandonStart();
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException e) {
             abandonStart();
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " within "
-                    + settings.connectionTimeout().toMillis() + " ms", cause);
+            if (e.getCause() instanceof CoordinationException c) {
+                throw c; // the chroot cannot be created: its message says why
+            }
+            throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            abandonStart();
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            ConnectProbe p = probe.get();
+            if (p == null) {
+                throw new ConnectFailedException(ConnectFailedException.Problem.TIMEOUT, "no ZooKeeper session at "
+                        + settings.connectString() + " within " + waitedMillis + " ms: timed out", e);
+            }
+            throw p.failure(settings.connectString(), waitedMillis, settings.sessionTimeout(), connectProblem, e);
         } finally {
             listeners.remove(firstConnect);
+            firstSession = null;
         }
     }
 
+    /**
+     * Gives up the first connection without waiting for anything: the handle never had a session
+     * that ZooKeeper told us of, so there is none to close on the ensemble, and a polite close
+     * would wait for the connection attempt in progress (up to the session timeout against a
+     * server that accepts connections and never answers).
+     */
     private void abandonStart() {
         closed.set(true);
         Handle h = current;
         if (h != null) {
-            try {
-                h.zooKeeper.close(HANDLE_CLOSE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            closeInBackground(h.zooKeeper, false);
         }
         events.shutdownNow();
         callbacks.shutdownNow();
-        try {
-            events.awaitTermination(HANDLE_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     // ---------------------------------------------------------------- the state machine
@@ -232,14 +296,18 @@ final class SessionLifecycle {
         }
         switch (event.getState()) {
             case SyncConnected:
-                if (h.session == null) {
+                if (h.session == null && (chrootExists || settings.chroot().isEmpty())) {
                     establish(h);
+                } else if (h.session == null && !h.checkingChroot) {
+                    h.checkingChroot = true;
+                    ChrootCreator.ensure(h.zooKeeper, settings, name)
+                            .whenComplete((ok, failure) -> onEventsThread(() -> chrootChecked(h, failure)));
                 } else if (state == ConnectionState.SUSPENDED) {
                     transition(ConnectionState.RECONNECTED);
                 }
                 break;
             case Disconnected:
-                if (state != null && state.isConnected()) {
+                if (state.isConnected()) {
                     disconnectedAt = settings.clock().nanoTime();
                     transition(ConnectionState.SUSPENDED);
                 }
@@ -262,6 +330,37 @@ final class SessionLifecycle {
         }
     }
 
+    /**
+     * Events thread. The chroot was checked (and created if missing) after {@code h} connected:
+     * the session can be reported now. If it is missing and could not be created, {@link
+     * #start()} fails with the reason; a client made by {@code start()} logs it, goes on (its
+     * recipes then fail naming the chroot) and checks again with its next session.
+     */
+    private void chrootChecked(Handle h, Throwable failure) {
+        if (failure == null) {
+            chrootExists = true;
+        } else {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            CompletableFuture<Void> first = firstSession;
+            if (first != null && first.completeExceptionally(cause)) {
+                return;
+            }
+            log.warn("{}: {}", name, cause.getMessage());
+        }
+        if (h == current && h.session == null && !h.lost && !closed.get()) {
+            establish(h);
+        }
+    }
+
+    private void onEventsThread(Runnable task) {
+        try {
+            events.execute(task);
+        } catch (RejectedExecutionException closing) {
+            // the client is closing: nothing more to report
+        }
+    }
+
     /** Events thread. The handle's first connection: a new session. */
     private void establish(Handle h) {
         h.session = new ZkSession(h.zooKeeper, retryLoop);
@@ -270,8 +369,12 @@ final class SessionLifecycle {
         CompletableFuture<ZkSession> waiting = nextSession;
         log.info("{}: session 0x{} established, timeout {} ms", name, Long.toHexString(h.session.id()),
                 h.session.timeoutMillis());
-        transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
+        transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
+        staleSessions.removeIf(StaleSession::isDone);
+        for (StaleSession stale : staleSessions) {
+            stale.newSessionEstablished(events);
+        }
     }
 
     /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
@@ -286,7 +389,7 @@ final class SessionLifecycle {
 
     private void presumeLossIfSilent() {
         Handle h = current;
-        if (h != null && h.session != null && !h.lost && state != null && state.isConnected() && !closed.get()
+        if (h != null && h.session != null && !h.lost && state.isConnected() && !closed.get()
                 && !h.zooKeeper.getState().isConnected() && h.zooKeeper.getState().isAlive()) {
             // The handle is reconnecting but its Disconnected event never came (ZooKeeper's client
             // can swallow it): report the outage from the handle's own state.
@@ -302,6 +405,9 @@ final class SessionLifecycle {
         if (silentNanos >= TimeUnit.MILLISECONDS.toNanos(h.session.timeoutMillis())) {
             loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
                     + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
+            if (h.lost && !closed.get()) {
+                endOnEnsembleWhenReachable(h);
+            }
         }
     }
 
@@ -315,19 +421,47 @@ final class SessionLifecycle {
             return;
         }
         h.lost = true;
-        log.warn("{}: session 0x{} lost: {}", name, h.session == null ? "?" : Long.toHexString(h.session.id()), why);
+        if (h.session == null) {
+            // No session was ever established on this handle: nothing to report or end; a new
+            // handle tries again (CONNECTING stays CONNECTING, a rebuild after LOST goes on).
+            log.warn("{}: connecting to {} failed: {}", name, settings.connectString(), why);
+            connectProblem = why;
+            closeInBackground(h.zooKeeper, false);
+            events.schedule(this::rebuild, Math.max(rebuildDelay.toMillis(), AUTH_FAILED_REBUILD_DELAY.toMillis()),
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        log.warn("{}: session 0x{} lost: {}", name, Long.toHexString(h.session.id()), why);
         if (nextSession.isDone()) {
             nextSession = new CompletableFuture<>();
         }
-        if (h.session != null) {
-            h.session.end();
-        }
+        h.session.end();
         transition(ConnectionState.LOST);
-        closeInBackground(h.zooKeeper);
+        closeInBackground(h.zooKeeper, true);
         if (rebuildDelay.isZero()) {
             rebuild();
         } else {
             events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Events thread. The session of {@code h} was presumed lost while no server could be reached,
+     * but the ensemble may still hold it, or restore it if it restarts: end it there as soon as it
+     * is reachable, so that its ephemeral nodes stop blocking anyone (see {@link StaleSession}).
+     */
+    private void endOnEnsembleWhenReachable(Handle h) {
+        staleSessions.removeIf(StaleSession::isDone);
+        try {
+            StaleSession stale = new StaleSession(settings, name, h.zooKeeper.getSessionId(),
+                    h.zooKeeper.getSessionPasswd(), h.session.timeoutMillis());
+            staleSessions.add(stale);
+            if (closed.get()) {
+                stale.abandon(); // close() may have gone through the list before the add
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("{}: cannot open a handle to end session 0x{} on the ensemble; it expires there after its "
+                    + "timeout", name, Long.toHexString(h.session.id()), e);
         }
     }
 
@@ -340,7 +474,7 @@ final class SessionLifecycle {
             Handle h = new Handle();
             current = h;
             if (closed.get()) {
-                closeInBackground(h.zooKeeper); // close() ran meanwhile and closed the previous one
+                closeInBackground(h.zooKeeper, false); // close() ran meanwhile and closed the previous one
             }
         } catch (IOException | RuntimeException e) {
             Duration delay = settings.retryPolicy().retryDelay(rebuildAttempts++, Duration.ZERO)
@@ -380,6 +514,9 @@ final class SessionLifecycle {
             return;
         }
         log.info("{}: closing", name);
+        for (StaleSession stale : staleSessions) {
+            stale.abandon();
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BUDGET_MILLIS);
         endCurrentSession();
         // Called by a listener, on the events thread: CLOSED is queued behind the transition being
@@ -398,7 +535,9 @@ final class SessionLifecycle {
             log.warn("{}: CLOSED not delivered: the events thread has stopped", name);
             delivered = CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> handleClosed = closeInBackground(current.zooKeeper);
+        Handle last = current;
+        CompletableFuture<Void> handleClosed = last == null ? CompletableFuture.completedFuture(null)
+                : closeInBackground(last.zooKeeper, last.session != null);
         boolean interrupted = false;
         CompletableFuture<Void> both = onEventsThread ? handleClosed : CompletableFuture.allOf(delivered, handleClosed);
         for (;;) {
@@ -429,22 +568,8 @@ final class SessionLifecycle {
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
-    private CompletableFuture<Void> closeInBackground(ZooKeeper zk) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                zk.close(HANDLE_CLOSE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (Throwable e) {
-                log.debug("{}: closing a handle failed", name, e);
-            } finally {
-                done.complete(null);
-            }
-        }, name + "-close-handle");
-        t.setDaemon(true);
-        t.start();
-        return done;
+    private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
+        return HandleCloser.closeInBackground(zk, goodbye, name + "-close-handle");
     }
 
     private static ThreadFactory numbered(String prefix) {
@@ -467,10 +592,12 @@ final class SessionLifecycle {
     /** One raw ZooKeeper handle and the session it established, if any. */
     private final class Handle implements Watcher {
         final ZooKeeper zooKeeper;
-        /** Set on the events thread when this handle first connects. */
-        ZkSession session;
+        /** Set on the events thread when this handle first connects; read by close() on any thread. */
+        volatile ZkSession session;
         /** Set on the events thread once this handle's session was reported lost. */
         boolean lost;
+        /** Set on the events thread once the chroot check for this handle's first connection began. */
+        boolean checkingChroot;
 
         Handle() throws IOException {
             zooKeeper = new ZooKeeper(settings.connectString(), (int) settings.sessionTimeout().toMillis(), this,

@@ -38,6 +38,14 @@ import org.apache.zookeeper.data.ACL;
  * }                                          // ends the session: its ephemeral nodes go
  * }</pre>
  *
+ * <h2>Starting before the ensemble</h2>
+ * {@link Builder#build()} waits for the first session and throws if there is none within the
+ * connection timeout. {@link Builder#start()} returns at once instead, in state {@link
+ * ConnectionState#CONNECTING}, and connects in the background, retrying until it is closed: for a
+ * service that must start while ZooKeeper is down (a rolling restart, a fresh deployment). Locks,
+ * semaphores and elections made on it before the first session wait for one under their own time
+ * limits, exactly as they wait for a new session after {@link ConnectionState#LOST}.
+ *
  * <h2>Session loss</h2>
  * The raw ZooKeeper client learns that its session expired only when it reaches a server again.
  * During a partition a lock holder would go on believing it holds its locks long after the
@@ -45,7 +53,10 @@ import org.apache.zookeeper.data.ACL;
  * ConnectionState#LOST} by itself once no server has been reached for the whole negotiated session
  * timeout, counted from the moment the disconnection was seen. Either way, after {@code LOST} it
  * closes the dead handle and builds a new session on its own, retrying until it connects or is
- * closed; {@link #zooKeeper()} then returns the new handle.
+ * closed; {@link #zooKeeper()} then returns the new handle. A session it presumed lost may still
+ * exist on the ensemble (a whole ensemble that restarts restores its sessions): the client ends it
+ * there as soon as a server is reachable, so that its nodes do not stand ahead of the new
+ * session's in any queue (see {@link ConnectionState#LOST}).
  *
  * <h2>Listeners and callbacks</h2>
  * {@link ConnectionListener}s run on one library thread, in order; whatever one throws (any
@@ -78,7 +89,7 @@ public final class ZkClient implements AutoCloseable {
         lifecycle.addListener(observer::sessionStateChanged);
         this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
                 lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot(),
-                () -> lifecycle.state() != null && lifecycle.state().isConnected(), observer);
+                () -> lifecycle.state().isConnected(), observer);
     }
 
     /** @return a builder with the defaults documented on each of its methods */
@@ -99,18 +110,20 @@ public final class ZkClient implements AutoCloseable {
     }
 
     /**
-     * @return the id of the latest established session (0 never: {@link Builder#build()} returns
-     *     only with one)
+     * @return the id of the latest established session; 0 while {@link ConnectionState#CONNECTING}
+     *     (never after {@link Builder#build()}, which returns only with a session)
      * @throws IllegalStateException if the client is closed
      */
     public long sessionId() {
         ensureOpen();
-        return lifecycle.session().id();
+        ZkSession s = lifecycle.session();
+        return s == null ? 0 : s.id();
     }
 
     /**
-     * Returns the current session, waiting for one to be established (after a {@link
-     * ConnectionState#LOST}) as long as the retry policy allows.
+     * Returns the current session, waiting for one to be established (the first one of a client
+     * made by {@link Builder#start()}, or a new one after a {@link ConnectionState#LOST}) as long as
+     * the retry policy allows.
      *
      * @return the current session
      * @throws IllegalStateException if the client is closed, also while waiting
@@ -123,7 +136,8 @@ public final class ZkClient implements AutoCloseable {
 
     /**
      * Returns the current session, waiting at most {@code maxWait} for one to be established
-     * (after a {@link ConnectionState#LOST}), and no longer than the retry policy allows. For
+     * (the first one while {@link ConnectionState#CONNECTING}, or a new one after a {@link
+     * ConnectionState#LOST}), and no longer than the retry policy allows. For
      * callers with a deadline of their own, such as a timed {@code tryLock}.
      *
      * @param maxWait how long to wait at most; zero means do not wait
@@ -190,8 +204,9 @@ public final class ZkClient implements AutoCloseable {
     }
 
     /**
-     * @return the current state; {@link ConnectionState#CLOSED} as soon as {@link #close()} has
-     *     been called, even before the listeners have been told
+     * @return the current state: {@link ConnectionState#CONNECTING} until the first session of a
+     *     client made by {@link Builder#start()}; {@link ConnectionState#CLOSED} as soon as {@link
+     *     #close()} has been called, even before the listeners have been told
      */
     public ConnectionState state() {
         return lifecycle.state();
@@ -278,7 +293,8 @@ public final class ZkClient implements AutoCloseable {
      * Ends the session, so every ephemeral node and lock of it goes at once, and stops the
      * client's threads. Threads waiting for a lock of this client wake at once and throw {@link
      * IllegalStateException}; pending asynchronous acquisitions fail with it; holds and leases end
-     * and their loss listeners run. Listeners see {@link ConnectionState#CLOSED}. Returns within
+     * and their loss listeners run. Listeners see {@link ConnectionState#CLOSED}. While {@link
+     * ConnectionState#CONNECTING} it stops the background connection attempts. Returns within
      * about a second whatever the network does: if the ensemble cannot be told (a silent
      * network), the handle is closed in the background and the ensemble expires the session after
      * its timeout. Idempotent.
@@ -318,15 +334,27 @@ public final class ZkClient implements AutoCloseable {
         }
 
         /**
-         * @param connectString comma-separated {@code host:port} list, with an optional chroot
-         *     suffix; required
+         * The servers to connect to, and optionally a chroot: a node under which every path of the
+         * client lives (a namespace), {@code /app} in {@code zk1:2181,zk2:2181/app}.
+         *
+         * <p>A chroot that does not exist is created, with its missing parents, before the first
+         * session is reported: through a short-lived second connection without the chroot (a
+         * client rooted in a node cannot create it), with this builder's {@link #authorization}s
+         * and {@link #acl} (so with {@code CREATOR_ALL_ACL} when an authorization is given and no
+         * ACL). If it cannot be created (no permission on its parent), {@link #build()} throws
+         * {@link CoordinationException} saying so; a client made by {@link #start()} logs it and
+         * its recipes fail naming the chroot.
+         *
+         * @param connectString comma-separated {@code host:port} list (IPv6 literals in brackets,
+         *     {@code [::1]:2181}; the port defaults to 2181), with an optional chroot suffix
+         *     ({@code /app}); required
          * @return this builder
+         * @throws IllegalArgumentException if it is null or blank, names no server, or has an
+         *     empty host, a port that is not a number from 1 to 65535, or a chroot that is not a
+         *     valid ZooKeeper path; the message says which
          */
         public Builder connectString(String connectString) {
-            if (connectString == null || connectString.isBlank()) {
-                throw new IllegalArgumentException("connectString must not be null or empty");
-            }
-            this.connectString = connectString;
+            this.connectString = ConnectString.parse(connectString).text();
             return this;
         }
 
@@ -341,7 +369,8 @@ public final class ZkClient implements AutoCloseable {
         }
 
         /**
-         * @param connectionTimeout how long {@link #build()} waits for the first session. Default 15 s.
+         * @param connectionTimeout how long {@link #build()} waits for the first session. Default
+         *     15 s. Not used by {@link #start()}, which does not wait.
          * @return this builder
          */
         public Builder connectionTimeout(Duration connectionTimeout) {
@@ -421,10 +450,45 @@ public final class ZkClient implements AutoCloseable {
          *
          * @return a connected client, in state {@link ConnectionState#CONNECTED}
          * @throws IllegalArgumentException if no connect string was given
-         * @throws CoordinationException if no session is established within the connection
-         *     timeout; no thread or socket of the attempt is left behind
+         * @throws ConnectFailedException if no session is established within the connection
+         *     timeout (given or taken a few milliseconds, whatever the network does); its {@link
+         *     ConnectFailedException#problem()} and message say why: a host name that does not
+         *     resolve, connection refused, a timeout, or a setting the server cannot grant. The
+         *     attempt's threads and sockets are stopped in the background, within about a second.
+         * @throws CoordinationException if the connect string's chroot is missing and cannot be
+         *     created (see {@link #connectString}), or if interrupted (the flag is set again)
          */
         public ZkClient build() {
+            ZkClient client = new ZkClient(settings());
+            client.lifecycle.start();
+            return client;
+        }
+
+        /**
+         * Builds the client and returns at once, without waiting for a session; it connects in the
+         * background, retrying until {@link ZkClient#close()}.
+         *
+         * <p>The client is in state {@link ConnectionState#CONNECTING} until the first session is
+         * established; {@link ConnectionListener}s then hear {@link ConnectionState#CONNECTED}, as
+         * after {@link #build()}. Meanwhile {@link ZkClient#isClosed()} is false, {@link
+         * ZkClient#sessionId()} is 0, and everything that needs a session waits for it under its
+         * own time limit: {@code tryLock(time)} returns false by its deadline, {@code lock()} and
+         * {@code acquire()} wait as long as the retry policy allows (as after a {@link
+         * ConnectionState#LOST}), an election joins once connected, {@link ZkClient#session(Duration)}
+         * waits at most its {@code maxWait}. ZooKeeper's client tries the servers in turn, about
+         * once a second, whatever the connection timeout. {@link ZkClient#close()} during {@code
+         * CONNECTING} returns promptly and leaves no thread running.
+         *
+         * @return a client, connecting
+         * @throws IllegalArgumentException if no connect string was given
+         */
+        public ZkClient start() {
+            ZkClient client = new ZkClient(settings());
+            client.lifecycle.startInBackground();
+            return client;
+        }
+
+        private ClientSettings settings() {
             if (connectString == null) {
                 throw new IllegalArgumentException("connectString is required");
             }
@@ -432,11 +496,8 @@ public final class ZkClient implements AutoCloseable {
             // later build() must still switch that client's default to CREATOR_ALL_ACL.
             List<ACL> nodeAcl = acl != null ? acl
                     : aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
-            ClientSettings settings = new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
+            return new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
                     List.copyOf(auths), nodeAcl, clientConfig, clock);
-            ZkClient client = new ZkClient(settings);
-            client.lifecycle.start();
-            return client;
         }
 
         /**

@@ -63,8 +63,10 @@ import org.slf4j.LoggerFactory;
  * apply(write);
  *       }</pre>
  *   <li><b>Listeners</b> run one at a time, in order, on a library thread (never ZooKeeper's);
- *       {@code elected} and {@code revoked} strictly alternate; whatever a listener throws is
- *       logged and the others still run.
+ *       {@code elected} and {@code revoked} strictly alternate for each listener, whatever the
+ *       others do (a listener that calls {@link #close()} inside {@code elected} makes the listeners
+ *       already told hear {@code revoked(CLOSED)}, and those not yet told hear nothing); whatever a
+ *       listener throws is logged and the others still run.
  *   <li>{@link #participants()} and {@link #leader()} read ZooKeeper in two round trips whatever
  *       the number of participants.
  *   <li>A create whose reply was lost is found again by its attempt id: no ghost participant.
@@ -107,7 +109,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private final byte[] data;
     private final QueueDirectory queue;
     private final InOrder events;
-    private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+    /** Touched only by tasks run by {@link #events}. */
+    private final List<Told> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionListener connection = this::connectionChanged;
     /** Touched only by tasks run by {@link #events}. */
     private final LeadershipObservation observation;
@@ -120,7 +123,13 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     /** Set by a {@link #close()} called from a listener (see {@link #tellElected}). */
     private volatile boolean closedByListener;
-    /** Whether the listeners were last told {@code elected}, and with which epoch. Touched only by tasks run by {@link #events}. */
+    /**
+     * Whether this participant's leadership was last announced as {@code elected}, and with which
+     * epoch. Each listener also remembers what it was told ({@link Told}): a listener that ends the
+     * leadership while the others are being told (a {@link #close()} inside {@code elected}) must
+     * leave those not yet told without an {@code elected}, and those told with their {@code revoked}.
+     * Touched only by tasks run by {@link #events}.
+     */
     private boolean toldElected;
     private long toldEpoch;
 
@@ -233,8 +242,10 @@ public final class ZkLeaderElection implements AutoCloseable {
             throw new IllegalArgumentException("listener must not be null");
         }
         events.execute(() -> {
-            listeners.add(listener);
+            Told told = new Told(listener);
+            listeners.add(told);
             if (toldElected) {
+                told.elected = true;
                 long epoch = toldEpoch; // what the others were told, so its next revoked matches
                 call(listener, l -> l.elected(epoch));
             }
@@ -440,8 +451,16 @@ public final class ZkLeaderElection implements AutoCloseable {
                 toldElected = true;
                 toldEpoch = epoch;
                 observation.elected(epoch);
-                for (LeadershipListener l : listeners) {
-                    call(l, x -> x.elected(epoch));
+                for (Told told : listeners) {
+                    if (!toldElected) {
+                        // A listener ended the leadership (close()) and the listeners already told
+                        // heard their revoked: the others must not hear an elected no revoked follows.
+                        break;
+                    }
+                    if (!told.elected) {
+                        told.elected = true;
+                        call(told.listener, x -> x.elected(epoch));
+                    }
                 }
             }
         });
@@ -456,9 +475,22 @@ public final class ZkLeaderElection implements AutoCloseable {
         if (toldElected) {
             toldElected = false;
             observation.revoked(reason);
-            for (LeadershipListener l : listeners) {
-                call(l, x -> x.revoked(epoch, reason));
+            for (Told told : listeners) {
+                if (told.elected) {
+                    told.elected = false;
+                    call(told.listener, x -> x.revoked(epoch, reason));
+                }
             }
+        }
+    }
+
+    /** A listener and whether it was last told {@code elected}. Touched only by tasks run by {@link #events}. */
+    private static final class Told {
+        final LeadershipListener listener;
+        boolean elected;
+
+        Told(LeadershipListener listener) {
+            this.listener = listener;
         }
     }
 

@@ -17,8 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A connect string with a chroot ({@code host:port/app}): when {@code /app} is missing a lock says so, naming it,
- * and creates nothing anywhere; once {@code /app} exists the lock lives under it.
+ * A connect string with a chroot ({@code host:port/app}): the client creates {@code /app} when it connects
+ * (io.zkcoord.ChrootCreationTest); when {@code /app} is deleted after that, a lock says so, naming it, and
+ * creates nothing anywhere; while {@code /app} exists the lock lives under it.
  */
 @Timeout(60)
 class ChrootTest {
@@ -64,9 +63,10 @@ class ChrootTest {
         }
     }
 
-    /** With the chroot node missing, tryLock(2 s) throws CoordinationException naming /app, and no node is created anywhere. */
+    /** With the chroot node deleted after the client connected, tryLock(2 s) throws CoordinationException naming /app, and no node is created anywhere. */
     @Test
     void missingChrootIsReportedAndNothingIsCreated() throws Exception {
+        direct.zooKeeper().delete(CHROOT, -1);
         List<String> rootBefore = direct.zooKeeper().getChildren("/", false);
         assertNull(direct.zooKeeper().exists(CHROOT, false), "precondition: " + CHROOT + " does not exist");
         ZkMutex mutex = new ZkMutex(chrooted, "/locks/orders");
@@ -108,7 +108,7 @@ class ChrootTest {
     /** Once /app exists, the chroot client locks with its node under /app/<lockpath>, and unlock leaves nothing there. */
     @Test
     void existingChrootHoldsTheLockUnderIt() throws Exception {
-        direct.zooKeeper().create(CHROOT, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        assertNotNull(direct.zooKeeper().exists(CHROOT, false), "the chroot client created " + CHROOT);
         String lockPath = "/locks/orders";
         ZkMutex mutex = new ZkMutex(chrooted, lockPath);
 
