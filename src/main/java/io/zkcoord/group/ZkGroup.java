@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.CreateMode;
@@ -44,11 +46,14 @@ import org.slf4j.LoggerFactory;
  *       session that made it: a member whose process dies leaves the group when its session
  *       expires.
  *   <li><b>Ids are unique.</b> A second {@link #join()} with an id already held by another session
- *       fails with {@link DuplicateMemberException}; ZooKeeper itself refuses the second node.
+ *       fails with {@link DuplicateMemberException} (ZooKeeper itself refuses the second node), and
+ *       so does one by another joined {@code ZkGroup} of the same id on the same client (whose
+ *       session the first one's node belongs to).
  *   <li><b>Rejoined in every new session.</b> After a session is lost the client builds a new one,
  *       and a joined group makes its node again there, until {@link #close()}. A node left by an
  *       earlier session of the same client (the ensemble can restore a session the client had
- *       given up) is deleted first.
+ *       given up) is deleted first. A node that goes while its session lives (deleted by hand) is
+ *       made again once a read of the view misses it.
  *   <li><b>The view.</b> Once joined, or once a listener is added, the group watches its directory
  *       with one child watch: a membership change costs each watcher one notification, one read of
  *       the directory and one {@code multi} read of the members' data, whatever the group's size. {@link
@@ -66,6 +71,13 @@ public final class ZkGroup implements AutoCloseable {
     private static final long REJOIN_DELAY_MILLIS = 1_000;
 
     private enum Phase { NEW, JOINED, CLOSED }
+
+    /**
+     * The member nodes claimed by the joined groups of each client. ZooKeeper refuses a second node
+     * of one id only to another session; two groups of one client share its session, so the second
+     * is refused here.
+     */
+    private static final Map<ZkClient, Set<String>> CLAIMED = new WeakHashMap<>();
 
     private final ZkClient client;
     private final ClientServices services;
@@ -88,6 +100,12 @@ public final class ZkGroup implements AutoCloseable {
     private final Set<Long> ourSessions = new HashSet<>();
     private int readGeneration;
     private volatile List<Member> view = List.of();
+    /**
+     * The last view the listeners were told. Touched only inside {@link #events} tasks, so a
+     * listener added there starts from exactly where the others are (not from {@link #view}, which
+     * runs ahead of the views still queued for them).
+     */
+    private List<Member> toldView = List.of();
 
     /**
      * @param client the client whose session holds the membership
@@ -128,8 +146,9 @@ public final class ZkGroup implements AutoCloseable {
      * <p>Blocks until the node exists; an interrupt ends the wait with {@link CoordinationException}
      * (the interrupt flag set again), the group still joined in the background.
      *
-     * @throws DuplicateMemberException if another session holds a member with this id; the group
-     *     is then not joined, and {@code join()} may be called again later
+     * @throws DuplicateMemberException if another session holds a member with this id, or another
+     *     joined group of this client has this id; the group is then not joined, and {@code join()}
+     *     may be called again later
      * @throws IllegalStateException if the group or the client is closed
      * @throws CoordinationException if ZooKeeper cannot be reached within the client's retry policy
      */
@@ -139,7 +158,10 @@ public final class ZkGroup implements AutoCloseable {
                 throw new IllegalStateException(describe() + " is closed");
             }
             if (phase == Phase.NEW) {
-                client.addConnectionListener(connection);
+                if (!claim()) {
+                    throw new DuplicateMemberException("member " + memberId + " is already in group " + path
+                            + ", joined by another group object of the same client");
+                }
                 phase = Phase.JOINED;
             }
         }
@@ -158,8 +180,8 @@ public final class ZkGroup implements AutoCloseable {
         } catch (DuplicateMemberException e) {
             synchronized (this) {
                 phase = Phase.NEW; // not a member: nothing to rejoin; join() may be tried again
+                unclaim();
             }
-            client.removeConnectionListener(connection);
             throw e;
         } catch (KeeperException e) {
             throw new CoordinationException(describe() + ": could not join: " + e.getMessage(), e);
@@ -172,8 +194,9 @@ public final class ZkGroup implements AutoCloseable {
     }
 
     /**
-     * Adds a listener and starts watching the group if it was not yet. The listener is told the
-     * current view first, once one has been read.
+     * Adds a listener and starts watching the group if it was not yet (in this session and every
+     * later one, until {@link #close()}, whether or not this group joined). The listener is told the
+     * view the other listeners were told last (if any) first, then every later view, each once.
      *
      * @param listener the listener
      * @throws IllegalArgumentException if {@code listener} is null
@@ -184,8 +207,8 @@ public final class ZkGroup implements AutoCloseable {
         }
         events.execute(() -> {
             listeners.add(listener);
-            if (!view.isEmpty()) {
-                call(listener, view);
+            if (!toldView.isEmpty()) {
+                call(listener, toldView);
             }
         });
         watch();
@@ -220,6 +243,9 @@ public final class ZkGroup implements AutoCloseable {
             if (phase == Phase.CLOSED) {
                 return;
             }
+            if (phase == Phase.JOINED) {
+                unclaim();
+            }
             phase = Phase.CLOSED;
             session = joinedSession;
             joinedSession = 0;
@@ -245,6 +271,22 @@ public final class ZkGroup implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ joining
+
+    /** @return true if this member's node was free in this client, and is now this group's */
+    private boolean claim() {
+        synchronized (CLAIMED) {
+            return CLAIMED.computeIfAbsent(client, c -> new HashSet<>()).add(nodePath);
+        }
+    }
+
+    private void unclaim() {
+        synchronized (CLAIMED) {
+            Set<String> claimed = CLAIMED.get(client);
+            if (claimed != null) {
+                claimed.remove(nodePath);
+            }
+        }
+    }
 
     /**
      * Makes this member's node in {@code session}:
@@ -368,6 +410,19 @@ public final class ZkGroup implements AutoCloseable {
             }
             watching = true;
         }
+        // A watch lives only as long as its session: the view is read again (and watched again) in
+        // every new session and after every reconnection, whether this group joined or only listens.
+        try {
+            client.addConnectionListener(connection);
+        } catch (IllegalStateException clientClosed) {
+            return; // nothing to watch any more
+        }
+        synchronized (this) {
+            if (phase == Phase.CLOSED) {
+                client.removeConnectionListener(connection); // closed meanwhile: close() may have missed it
+                return;
+            }
+        }
         refresh();
     }
 
@@ -386,27 +441,31 @@ public final class ZkGroup implements AutoCloseable {
      */
     private void refresh() {
         int generation;
+        long joinedBefore;
+        ZkSession session = currentSession();
         synchronized (this) {
             if (!watching || phase == Phase.CLOSED || client.isClosed()) {
                 return;
             }
             generation = ++readGeneration;
+            joinedBefore = phase == Phase.JOINED ? joinedSession : 0;
         }
-        ZkSession session = currentSession();
         if (session == null) {
             return; // the next CONNECTED or RECONNECTED reads again
         }
+        // A read sent after our node was made in this session sees it, unless it is gone.
+        Read read = new Read(session, generation, joinedBefore == session.id());
         try {
             session.zooKeeper().getChildren(path, watcher, (rc, p, ctx, children, stat) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK) {
-                    readMembers(session, generation, children);
+                    readMembers(read, children);
                 } else if (code == Code.NONODE) {
                     session.zooKeeper().exists(path, watcher, (rc2, p2, ctx2, st) -> {
                         if (Code.get(rc2) == Code.OK) {
                             refresh(); // made meanwhile
                         } else {
-                            publish(generation, List.of());
+                            viewRead(read, List.of());
                         }
                     }, null);
                 }
@@ -422,10 +481,11 @@ public final class ZkGroup implements AutoCloseable {
      * member is read again, not only the new names: a member that left and joined again between
      * two reads keeps its node name, and only its stat tells the new session.)
      */
-    private void readMembers(ZkSession session, int generation, List<String> children) {
+    private void readMembers(Read read, List<String> children) {
+        ZkSession session = read.session();
         List<String> names = children.stream().filter(c -> MemberNames.id(c).isPresent()).toList();
         if (names.isEmpty()) {
-            publish(generation, List.of());
+            viewRead(read, List.of());
             return;
         }
         List<Op> reads = new ArrayList<>(names.size());
@@ -436,17 +496,43 @@ public final class ZkGroup implements AutoCloseable {
             if (Code.get(rc) != Code.OK || results == null) {
                 return; // connection trouble: read again on reconnection
             }
-            record Read(Member member, long czxid) { }
-            List<Read> read = new ArrayList<>();
+            record Joined(Member member, long czxid) { }
+            List<Joined> joined = new ArrayList<>();
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i) instanceof OpResult.GetDataResult r) {
                     Member m = new Member(MemberNames.id(names.get(i)).orElseThrow(), r.getData(), r.getStat().getEphemeralOwner());
-                    read.add(new Read(m, r.getStat().getCzxid()));
+                    joined.add(new Joined(m, r.getStat().getCzxid()));
                 }
             }
-            read.sort(Comparator.comparingLong(Read::czxid));
-            publish(generation, read.stream().map(Read::member).toList());
+            joined.sort(Comparator.comparingLong(Joined::czxid));
+            viewRead(read, joined.stream().map(Joined::member).toList());
         }, null);
+    }
+
+    /** One read of the view: its session, its generation, and whether this member was joined in that session when it was sent. */
+    private record Read(ZkSession session, int generation, boolean joinedBefore) { }
+
+    /**
+     * A view was read. If this member had joined in the read's session before the read was sent
+     * and is not in it, its node went while the session lived (deleted by hand, or by the late
+     * leaving of a closed group of the same id and session): it joins again.
+     */
+    private void viewRead(Read read, List<Member> members) {
+        long session = read.session().id();
+        if (read.joinedBefore() && members.stream().noneMatch(m -> m.id().equals(memberId) && m.sessionId() == session)) {
+            boolean lost;
+            synchronized (this) {
+                lost = phase == Phase.JOINED && joinedSession == session;
+                if (lost) {
+                    joinedSession = 0;
+                }
+            }
+            if (lost) {
+                log.warn("{}: our node is gone while our session lives; joining again", describe());
+                rejoinIfNeeded();
+            }
+        }
+        publish(read.generation(), members);
     }
 
     private void publish(int generation, List<Member> members) {
@@ -460,6 +546,7 @@ public final class ZkGroup implements AutoCloseable {
             view = members;
         }
         events.execute(() -> {
+            toldView = members;
             for (GroupListener l : listeners) {
                 call(l, members);
             }

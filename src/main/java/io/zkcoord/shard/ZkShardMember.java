@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -129,6 +130,13 @@ public final class ZkShardMember implements AutoCloseable {
     private volatile Map<Integer, Long> ownedView = Map.of();
     /** The leases of the shards in {@link #ownedView}. */
     private volatile Map<Integer, ZkLease> leaseView = Map.of();
+    /**
+     * Shards the listeners have heard {@code assigned} and not yet {@code revoked}, with their
+     * tokens. Touched only inside {@link #events} tasks, so a listener added there is told exactly
+     * what the events before its own have told the others (not {@link #ownedView}, which runs ahead
+     * of the events still queued).
+     */
+    private final Map<Integer, Long> toldTokens = new TreeMap<>();
 
     /** One shard this member wants or owns. Touched only on the decisions thread. */
     private static final class Shard {
@@ -253,7 +261,9 @@ public final class ZkShardMember implements AutoCloseable {
     }
 
     /**
-     * Adds a listener. It is told {@code assigned} at once for every shard this member owns now.
+     * Adds a listener. It is first told {@code assigned} for every shard the listeners have been
+     * told and not yet revoked at its turn in this member's events, then every later event: so it
+     * too hears {@code assigned} and {@code revoked} alternating per shard, from {@code assigned} on.
      *
      * @param listener the listener
      * @throws IllegalArgumentException if {@code listener} is null
@@ -264,7 +274,7 @@ public final class ZkShardMember implements AutoCloseable {
         }
         events.execute(() -> {
             listeners.add(listener);
-            ownedView.forEach((shard, token) -> call(listener, l -> l.assigned(shard, token)));
+            toldTokens.forEach((shard, token) -> call(listener, l -> l.assigned(shard, token)));
         });
     }
 
@@ -291,6 +301,10 @@ public final class ZkShardMember implements AutoCloseable {
      * once and in parallel, so the next owners can start), then leaves the group. Idempotent;
      * returns within about ten seconds whatever the network does (a lock not released by then is
      * released in the background, or goes with the session); never throws.
+     *
+     * <p>Called by one of this member's listeners, it does not wait for the listeners (the caller is
+     * one of them): they hear {@code revoked(CLOSED)} once the calling listener returns, and each
+     * lock is released after that, as always. {@link #owned()} is empty when it returns.
      */
     @Override
     public void close() {
@@ -320,8 +334,12 @@ public final class ZkShardMember implements AutoCloseable {
                 }
             });
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
-            dropped.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)
-                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            CompletableFuture<Void> released = dropped.get(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            // A listener's own call: the revoked events (and the releases behind them) run only
+            // after it returns, so waiting for them here would only wait out the time limit.
+            if (!events.calledFromTask()) {
+                released.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -560,7 +578,10 @@ public final class ZkShardMember implements AutoCloseable {
         leases.put(s.id, s.lease);
         leaseView = Map.copyOf(leases);
         ownedView = Map.copyOf(view);
-        events.execute(() -> listeners.forEach(l -> call(l, x -> x.assigned(s.id, token))));
+        events.execute(() -> {
+            toldTokens.put(s.id, token);
+            listeners.forEach(l -> call(l, x -> x.assigned(s.id, token)));
+        });
     }
 
     /** @return completes once every listener has returned from {@code revoked} */
@@ -575,6 +596,7 @@ public final class ZkShardMember implements AutoCloseable {
         leaseView = Map.copyOf(leases);
         CompletableFuture<Void> heard = new CompletableFuture<>();
         events.execute(() -> {
+            toldTokens.remove(s.id);
             listeners.forEach(l -> call(l, x -> x.revoked(s.id, token, reason)));
             heard.complete(null);
         });

@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,6 +56,14 @@ class ZkGroupTest {
         ZkGroup g = new ZkGroup(c, "/groups/g", id, data == null ? null : data.getBytes(StandardCharsets.UTF_8));
         open.add(g);
         return g;
+    }
+
+    private static org.apache.zookeeper.data.Stat stat(ZkClient c, String path) {
+        try {
+            return c.call(path, zk -> zk.exists(path, false));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static List<String> ids(List<Member> members) {
@@ -118,6 +129,111 @@ class ZkGroupTest {
                 && a.members().get(1).sessionId() == cb.sessionId());
         assertNotEquals(oldSession, cb.sessionId());
         Await.until("b's own view is whole again", WAIT, () -> ids(b.members()).equals(List.of("a", "b")));
+    }
+
+    /** A group that only listens (never joined) goes on following the group after its own session expired. */
+    @Test
+    void listenerOnlyGroupFollowsAfterItsSessionExpired() throws Exception {
+        ZkClient ca = client();
+        ZkClient co = client();
+        ZkGroup a = group(ca, "a", null);
+        a.join();
+        ZkGroup observer = group(co, "observer", null);
+        List<List<String>> heard = Collections.synchronizedList(new ArrayList<>());
+        observer.addListener(members -> heard.add(ids(members)));
+        Await.until("the observer sees a", WAIT, () -> ids(observer.members()).equals(List.of("a")));
+        long oldSession = co.sessionId();
+        SessionExpiry.expireOnServer(co.zooKeeper(), server.getConnectString(), WAIT);
+        Await.until("the observer's client in a new session", WAIT, () -> co.sessionId() != oldSession && co.state().isConnected());
+        ZkGroup b = group(client(), "b", null);
+        b.join();
+        Await.until("the observer sees b join", WAIT, () -> ids(observer.members()).equals(List.of("a", "b")));
+        Await.until("its listener heard it", WAIT, () -> heard.contains(List.of("a", "b")));
+    }
+
+    /** A group whose join was refused as a duplicate, but that listens, goes on following the group after its session expired. */
+    @Test
+    void refusedDuplicateStillFollowsAfterItsSessionExpired() throws Exception {
+        ZkClient ca = client();
+        ZkClient cd = client();
+        group(ca, "same", null).join();
+        ZkGroup refused = group(cd, "same", null);
+        refused.addListener(members -> { });
+        assertThrows(DuplicateMemberException.class, refused::join);
+        Await.until("the refused group sees the member", WAIT, () -> ids(refused.members()).equals(List.of("same")));
+        long oldSession = cd.sessionId();
+        SessionExpiry.expireOnServer(cd.zooKeeper(), server.getConnectString(), WAIT);
+        Await.until("its client in a new session", WAIT, () -> cd.sessionId() != oldSession && cd.state().isConnected());
+        group(client(), "b", null).join();
+        Await.until("the refused group sees b join", WAIT, () -> ids(refused.members()).equals(List.of("same", "b")));
+    }
+
+    /** A listener added while a slow listener holds up the group's events hears each view once, in order, from where it joined. */
+    @Test
+    void listenerAddedBehindQueuedViewsHearsEachOnce() throws Exception {
+        ZkGroup a = group(client(), "a", null);
+        AtomicBoolean block = new AtomicBoolean();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        a.addListener(members -> {
+            if (members.size() == 2 && block.compareAndSet(true, false)) {
+                blocked.countDown();
+                try {
+                    unblock.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        a.join();
+        Await.until("a sees itself", WAIT, () -> ids(a.members()).equals(List.of("a")));
+        block.set(true);
+        group(client(), "b", null).join();
+        assertTrue(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the slow listener hears b join (and holds up the events)");
+        List<List<String>> heard = Collections.synchronizedList(new ArrayList<>());
+        a.addListener(members -> heard.add(ids(members))); // queued behind the slow listener
+        group(client(), "c", null).join();
+        Await.until("a's view has c", WAIT, () -> ids(a.members()).equals(List.of("a", "b", "c")));
+        unblock.countDown();
+        Await.until("the late listener heard two views", WAIT, () -> heard.size() >= 2);
+        assertEquals(List.of(List.of("a", "b"), List.of("a", "b", "c")), heard);
+    }
+
+    /**
+     * A joined member whose node goes while its session lives (deleted by hand, or by a closed
+     * group of the same id and session whose leaving went on in the background) makes it again.
+     */
+    @Test
+    void joinedMemberWhoseNodeGoesJoinsAgain() throws Exception {
+        ZkClient ca = client();
+        ZkClient admin = client();
+        ZkGroup a = group(ca, "a", "data");
+        a.join();
+        Await.until("a sees itself", WAIT, () -> ids(a.members()).equals(List.of("a")));
+        admin.call("/groups/g/m-a", zk -> {
+            zk.delete("/groups/g/m-a", -1);
+            return null;
+        });
+        Await.until("a is a member again", WAIT, () -> {
+            org.apache.zookeeper.data.Stat stat = stat(admin, "/groups/g/m-a");
+            return stat != null && stat.getEphemeralOwner() == ca.sessionId()
+                    && ids(a.members()).equals(List.of("a")) && a.members().get(0).sessionId() == ca.sessionId();
+        });
+    }
+
+    /** A second group of the same id on the same client (one session) is a duplicate too; the first stays the member. */
+    @Test
+    void sameIdTwiceOnOneClientIsRefused() throws Exception {
+        ZkClient ca = client();
+        ZkGroup first = group(ca, "a", null);
+        first.join();
+        ZkGroup second = group(ca, "a", null);
+        assertThrows(DuplicateMemberException.class, second::join);
+        first.close();
+        Await.until("the first left", WAIT, () -> stat(ca, "/groups/g/m-a") == null);
+        second.join(); // the id is free again
+        Await.until("the second is the member", WAIT, () -> ids(second.members()).equals(List.of("a")));
+        assertEquals(ca.sessionId(), stat(ca, "/groups/g/m-a").getEphemeralOwner());
     }
 
     /** Bad arguments fail at once; a closed group cannot join. */

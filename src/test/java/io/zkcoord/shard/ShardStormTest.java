@@ -33,7 +33,6 @@ import org.junit.jupiter.api.Timeout;
 class ShardStormTest {
 
     private static final int SHARDS = 24;
-    private static final int MAX_MEMBERS = 6;
 
     /** One recorded event. */
     private record Event(long at, String member, int shard, long token, boolean assigned, RevokeReason reason) {
@@ -45,7 +44,7 @@ class ShardStormTest {
     @Test
     @Timeout(180)
     void joinAndLeaveStorm() throws Exception {
-        storm(Duration.ofSeconds(20), Long.getLong("storm.seed", System.nanoTime()));
+        storm(Duration.ofSeconds(20), 6, Long.getLong("storm.seed", System.nanoTime()));
     }
 
     /** The same for a minute, 10 members at most (soak). */
@@ -53,10 +52,10 @@ class ShardStormTest {
     @Tag("soak")
     @Timeout(600)
     void longStorm() throws Exception {
-        storm(Duration.ofMinutes(1), Long.getLong("storm.seed", System.nanoTime()));
+        storm(Duration.ofMinutes(1), 10, Long.getLong("storm.seed", System.nanoTime()));
     }
 
-    private void storm(Duration length, long seed) throws Exception {
+    private void storm(Duration length, int maxMembers, long seed) throws Exception {
         Random random = new Random(seed);
         System.out.println("ShardStormTest seed " + seed + " (-Dstorm.seed to replay)");
         try (TestingServer server = new TestingServer(true)) {
@@ -68,7 +67,7 @@ class ShardStormTest {
             try {
                 long end = System.nanoTime() + length.toNanos();
                 while (System.nanoTime() < end) {
-                    boolean join = live.size() <= 1 || (live.size() < MAX_MEMBERS && random.nextBoolean());
+                    boolean join = live.size() <= 1 || (live.size() < maxMembers && random.nextBoolean());
                     if (join) {
                         String id = "m" + next++;
                         ZkClient c = ZkClient.builder().connectString(server.getConnectString()).build();

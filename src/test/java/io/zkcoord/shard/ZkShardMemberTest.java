@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -287,6 +290,102 @@ class ZkShardMemberTest {
         assertNoListenerProblems();
     }
 
+    /**
+     * A listener added while the member's earlier events are still queued (a listener is slow)
+     * hears assigned and revoked alternating, starting with assigned, for changes made after it
+     * was added and before its turn came.
+     */
+    @Test
+    void listenerAddedBehindQueuedEventsHearsThemAlternating() throws Exception {
+        ZkShardMember a = member("a");
+        AtomicBoolean block = new AtomicBoolean();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch unblock = new CountDownLatch(1);
+        a.addListener(new ShardListener() {
+            @Override
+            public void assigned(int shard, long token) {
+            }
+
+            @Override
+            public void revoked(int shard, long token, RevokeReason reason) {
+                if (block.compareAndSet(true, false)) {
+                    blocked.countDown();
+                    try {
+                        unblock.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        });
+        a.start();
+        awaitBalanced(List.of(a));
+        block.set(true);
+        ZkShardMember b = member("b");
+        b.start();
+        assertTrue(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS), "a gives shards up to b");
+        Recorder late = new Recorder("late");
+        a.addListener(late); // queued behind a's revoked events, which wait for the slow listener
+        ZkShardMember c = member("c");
+        c.start();
+        Await.until("a gives two more shards up, to c", WAIT, () -> a.owned().size() == SHARDS / 3);
+        unblock.countDown();
+        awaitBalanced(List.of(a, b, c));
+        Await.until("the late listener agrees with a", WAIT, () -> late.owned().equals(a.owned()));
+        synchronized (late) {
+            assertTrue(late.problems.isEmpty(), late.problems.toString());
+        }
+        assertNoListenerProblems();
+    }
+
+    /**
+     * close() called by one of the member's own listeners does not wait for the listeners (the
+     * caller is one of them): no timeout, they hear revoked(CLOSED) for every shard once the
+     * caller returns, and the others take the shards.
+     */
+    @Test
+    void closeFromOwnListener() throws Exception {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ZkShardMember.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            ZkShardMember a = member("a");
+            ZkShardMember b = member("b");
+            a.start();
+            b.start();
+            awaitBalanced(List.of(a, b));
+            AtomicBoolean closeOnNext = new AtomicBoolean(true);
+            CountDownLatch closed = new CountDownLatch(1);
+            a.addListener(new ShardListener() {
+                @Override
+                public void assigned(int shard, long token) {
+                }
+
+                @Override
+                public void revoked(int shard, long token, RevokeReason reason) {
+                    if (closeOnNext.compareAndSet(true, false)) {
+                        a.close();
+                        closed.countDown();
+                    }
+                }
+            });
+            ZkShardMember c = member("c");
+            c.start(); // a gives two shards to c; its first revoked closes a
+            assertTrue(closed.await(WAIT.toSeconds(), TimeUnit.SECONDS), "close() returned");
+            awaitBalanced(List.of(b, c));
+            Await.until("a's listeners heard revoked for every shard", WAIT, () -> recorders.get("a").owned().isEmpty());
+            assertTrue(a.owned().isEmpty());
+            List<String> warned = warnings.list.stream()
+                    .filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertTrue(warned.isEmpty(), warned.toString());
+            assertNoListenerProblems();
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
     /** A member with another shard count, or a duplicate id, is refused at start. */
     @Test
     void refusedMembers() {
@@ -301,6 +400,9 @@ class ZkShardMemberTest {
         ZkShardMember duplicate = new ZkShardMember(other, PATH, "a", SHARDS);
         open.add(duplicate);
         assertThrows(DuplicateMemberException.class, duplicate::start);
+        ZkShardMember sameClient = new ZkShardMember(ca(), PATH, "a", SHARDS);
+        open.add(sameClient);
+        assertThrows(DuplicateMemberException.class, sameClient::start, "a duplicate on the member's own client too");
         assertThrows(IllegalArgumentException.class, () -> new ZkShardMember(other, PATH, "y", 0));
         assertThrows(IllegalArgumentException.class, () -> new ZkShardMember(other, "rel", "y", 3));
         awaitBalanced(List.of(a));
