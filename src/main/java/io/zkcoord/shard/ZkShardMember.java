@@ -205,6 +205,11 @@ public final class ZkShardMember implements AutoCloseable {
             throw e;
         }
         client.addConnectionListener(connection);
+        if (closed()) {
+            // close() ran while this start() joined: it could not remove what was not added yet.
+            client.removeConnectionListener(connection);
+            return;
+        }
         coordinator.addListener(new LeadershipListener() {
             @Override
             public void elected(long epoch) {
@@ -509,7 +514,8 @@ public final class ZkShardMember implements AutoCloseable {
         s.pending = null;
         s.lease = lease;
         lease.whenLost().thenRun(() -> later(decisions, () -> lost(s, lease), 0));
-        if (!suspended && client.state().isConnected()) {
+        ConnectionState state = client.state();
+        if (!suspended && state != null && state.isConnected()) {
             tellAssigned(s);
         }
     }
