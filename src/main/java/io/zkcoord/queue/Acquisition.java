@@ -1,6 +1,7 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.CoordinationException;
+import io.zkcoord.NotAuthorizedException;
 import io.zkcoord.ZkSession;
 import java.time.Duration;
 import java.util.List;
@@ -336,6 +337,11 @@ public final class Acquisition {
             case SESSIONEXPIRED:
                 awaitSessionEnd();
                 return;
+            case NOAUTH:
+                createUnsettled = false;
+                end(State.FAILED, new NotAuthorizedException(dir, "create a node in " + dir + " (needs CREATE on it)",
+                        KeeperException.create(code, dir)));
+                return;
             default:
                 createUnsettled = false;
                 end(State.FAILED, new CoordinationException(code + " creating a node in " + dir,
@@ -467,6 +473,9 @@ public final class Acquisition {
             default:
                 if (Requests.passing(code)) {
                     retryLater(code, this::readQueue);
+                } else if (code == Code.NOAUTH) {
+                    end(State.FAILED, new NotAuthorizedException(dir, "list the queue of " + dir + " (needs READ on it)",
+                            KeeperException.create(code, dir)));
                 } else {
                     end(State.FAILED, new CoordinationException(code + " reading " + dir, KeeperException.create(code, dir)));
                 }
@@ -577,6 +586,10 @@ public final class Acquisition {
             awaitSessionEnd();
         } else if (Requests.passing(code)) {
             retryLater(code, this::readQueue);
+        } else if (code == Code.NOAUTH) {
+            String watched = watchedPath;
+            end(State.FAILED, new NotAuthorizedException(watched, "read " + watched + ", the node this acquisition"
+                    + " waits behind (needs READ on it)", KeeperException.create(code, watched)));
         } else {
             end(State.FAILED, new CoordinationException(code + " watching in " + dir, KeeperException.create(code, dir)));
         }
@@ -743,6 +756,11 @@ public final class Acquisition {
                 ? failure.getCause() : failure;
         if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof io.zkcoord.SessionLostException) {
             awaitSessionEnd();
+        } else if (cause instanceof KeeperException.NoAuthException refused) {
+            String path = refused.getPath() != null ? refused.getPath() : dir;
+            end(State.FAILED, new NotAuthorizedException(path, "create or read " + path + ", on the way to queueing in "
+                    + dir + " (a missing directory needs CREATE on its parent; a directory's settings need READ)",
+                    refused));
         } else {
             end(State.FAILED, failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure);

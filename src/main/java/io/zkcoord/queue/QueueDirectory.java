@@ -312,7 +312,7 @@ public final class QueueDirectory {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
-                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.acl(),
+                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.aclFor(path),
                         CreateMode.CONTAINER,
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
