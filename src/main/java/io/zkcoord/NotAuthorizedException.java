@@ -23,12 +23,12 @@ public class NotAuthorizedException extends CoordinationException {
     /**
      * @param path the node whose ACL refused, as the client names it
      * @param refused what was refused and the permission it needs, e.g. {@code "create a node in
-     *     /locks/orders (needs CREATE on it)"}
+     *     it (needs CREATE)"}
      * @param cause ZooKeeper's answer
      */
     public NotAuthorizedException(String path, String refused, Throwable cause) {
-        super("not authorized (NOAUTH): ZooKeeper refused to " + refused + " to this client's identities;"
-                + " the ACL of " + path + " does not grant it", cause);
+        super("not authorized (NOAUTH): the ACL of " + path + " does not let this client's identities " + refused,
+                cause);
         this.path = path;
     }
 

@@ -339,7 +339,7 @@ public final class Acquisition {
                 return;
             case NOAUTH:
                 createUnsettled = false;
-                end(State.FAILED, new NotAuthorizedException(dir, "create a node in " + dir + " (needs CREATE on it)",
+                end(State.FAILED, new NotAuthorizedException(dir, "create a node in it (needs CREATE)",
                         KeeperException.create(code, dir)));
                 return;
             default:
@@ -474,7 +474,7 @@ public final class Acquisition {
                 if (Requests.passing(code)) {
                     retryLater(code, this::readQueue);
                 } else if (code == Code.NOAUTH) {
-                    end(State.FAILED, new NotAuthorizedException(dir, "list the queue of " + dir + " (needs READ on it)",
+                    end(State.FAILED, new NotAuthorizedException(dir, "read its queue (needs READ)",
                             KeeperException.create(code, dir)));
                 } else {
                     end(State.FAILED, new CoordinationException(code + " reading " + dir, KeeperException.create(code, dir)));
@@ -588,8 +588,8 @@ public final class Acquisition {
             retryLater(code, this::readQueue);
         } else if (code == Code.NOAUTH) {
             String watched = watchedPath;
-            end(State.FAILED, new NotAuthorizedException(watched, "read " + watched + ", the node this acquisition"
-                    + " waits behind (needs READ on it)", KeeperException.create(code, watched)));
+            end(State.FAILED, new NotAuthorizedException(watched, "read it, the node this acquisition waits behind"
+                    + " (needs READ)", KeeperException.create(code, watched)));
         } else {
             end(State.FAILED, new CoordinationException(code + " watching in " + dir, KeeperException.create(code, dir)));
         }
@@ -758,9 +758,7 @@ public final class Acquisition {
             awaitSessionEnd();
         } else if (cause instanceof KeeperException.NoAuthException refused) {
             String path = refused.getPath() != null ? refused.getPath() : dir;
-            end(State.FAILED, new NotAuthorizedException(path, "create or read " + path + ", on the way to queueing in "
-                    + dir + " (a missing directory needs CREATE on its parent; a directory's settings need READ)",
-                    refused));
+            end(State.FAILED, new NotAuthorizedException(path, "read it (needs READ)", refused));
         } else {
             end(State.FAILED, failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure);

@@ -327,10 +327,16 @@ public final class QueueDirectory {
             }
             return done;
         }).exceptionallyCompose(failure -> {
+            int slash = path.lastIndexOf('/');
+            if (Requests.codeOf(failure) == Code.NOAUTH) {
+                // A create is refused by its parent's ACL.
+                String parent = slash == 0 ? "/" : path.substring(0, slash);
+                return CompletableFuture.failedFuture(new io.zkcoord.NotAuthorizedException(parent, "create " + path
+                        + " in it (needs CREATE), on the way to queueing in " + dir, failure));
+            }
             if (Requests.codeOf(failure) != Code.NONODE) {
                 return CompletableFuture.failedFuture(failure);
             }
-            int slash = path.lastIndexOf('/');
             if (slash == 0) {
                 // "/x" has no parent to make: the root itself is missing, which happens only when
                 // the connect string names a chroot that does not exist.
