@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,8 @@ final class SessionLifecycle {
     private static final int HANDLE_CLOSE_MILLIS = 5_000;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
+    /** How long a TLS client waits for its first session before probing the servers' TLS. */
+    private static final long TLS_PROBE_DELAY_MILLIS = 500;
 
     private final ClientSettings settings;
     private final RetryLoop retryLoop;
@@ -79,6 +82,8 @@ final class SessionLifecycle {
     private long disconnectedAt;
     /** Events thread only. */
     private int rebuildAttempts;
+    /** What {@link #start()} waits for while it waits; failed early by a refused authentication or TLS. */
+    private volatile CompletableFuture<Void> firstSession;
 
     SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
@@ -177,6 +182,7 @@ final class SessionLifecycle {
             }
         };
         listeners.add(firstConnect);
+        firstSession = first;
         try {
             events.submit(() -> {
                 try {
@@ -187,6 +193,7 @@ final class SessionLifecycle {
                 return null;
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            probeTlsUnlessConnected(first);
             first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             abandonStart();
@@ -195,11 +202,55 @@ final class SessionLifecycle {
         } catch (ExecutionException | TimeoutException e) {
             abandonStart();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            if (cause instanceof CoordinationException c) {
+                throw c; // refused authentication or TLS: its message says why
+            }
             throw new CoordinationException("no ZooKeeper session at " + settings.connectString() + " within "
                     + settings.connectionTimeout().toMillis() + " ms", cause);
         } finally {
             listeners.remove(firstConnect);
+            firstSession = null;
         }
+    }
+
+    /**
+     * For a TLS client: if no session came within a moment, probes the servers' TLS ({@link
+     * TlsProbe}) on a thread of its own, and fails {@code first} at once if every server refuses
+     * in a way that retrying cannot change (untrusted certificate, host name, client certificate,
+     * plain-text port). ZooKeeper's client gives no such signal: it logs and tries again.
+     */
+    private void probeTlsUnlessConnected(CompletableFuture<Void> first) {
+        if (!TlsProbe.isSecure(settings.clientConfig())) {
+            return;
+        }
+        long timeoutMillis = settings.connectionTimeout().toMillis();
+        long delayMillis = Math.min(TLS_PROBE_DELAY_MILLIS, timeoutMillis / 4);
+        Thread probe = new Thread(() -> {
+            try {
+                first.get(delayMillis, TimeUnit.MILLISECONDS);
+                return; // connected, or failed otherwise
+            } catch (TimeoutException e) {
+                // no session yet: look
+            } catch (InterruptedException | ExecutionException e) {
+                return;
+            }
+            TlsProbe.probe(settings.connectString(), settings.clientConfig(), Math.max(1, timeoutMillis / 2))
+                    .ifPresent(refused -> {
+                        if (!first.isDone()) {
+                            log.warn("{}: {}", name, refused.getMessage());
+                            first.completeExceptionally(refused);
+                        }
+                    });
+        }, name + "-tls-probe");
+        probe.setDaemon(true);
+        probe.start();
+    }
+
+    /** @return the JAAS section ZooKeeper's client logs in with, named as the setting names it */
+    private String saslSection() {
+        String section = settings.clientConfig().getProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY,
+                ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
+        return "'" + section + "' (" + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY + ")";
     }
 
     private void abandonStart() {
@@ -248,6 +299,13 @@ final class SessionLifecycle {
                 loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
                 break;
             case AuthFailed:
+                CompletableFuture<Void> first = firstSession;
+                if (first != null && h.session == null) {
+                    // build() is waiting: the same credentials would fail again, so say so now.
+                    first.completeExceptionally(new CoordinationException("no ZooKeeper session at "
+                            + settings.connectString() + ": authentication failed (the server refused this client's"
+                            + " SASL login; check the JAAS section " + saslSection() + " and its credentials)"));
+                }
                 // The handle stops for good without an Expired: the session cannot be used.
                 loseSession(h, "authentication failed (check the authorization given to the builder)",
                         AUTH_FAILED_REBUILD_DELAY);
