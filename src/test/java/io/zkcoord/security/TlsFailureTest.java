@@ -8,7 +8,6 @@ import io.zkcoord.ZkClient;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.client.ZKClientConfig;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,20 +35,8 @@ class TlsFailureTest {
     @BeforeAll
     static void startServers() throws Exception {
         certs = TestCertificates.get();
-        server = new SecureServer(SecureServer.tls(certs, certs.serverKeyStore, "need"), java.util.List.of());
-        wrongHost = new SecureServer(SecureServer.tls(certs, certs.wrongHostKeyStore, "none"), java.util.List.of());
-        server.start();
-        wrongHost.start();
-    }
-
-    @AfterAll
-    static void stopServers() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-        if (wrongHost != null) {
-            wrongHost.close();
-        }
+        server = TlsServers.main();
+        wrongHost = TlsServers.wrongHost();
     }
 
     private static CoordinationException refused(String what, String connectString, ZKClientConfig config,
