@@ -21,6 +21,7 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.client.ZooKeeperSaslClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +85,8 @@ final class SessionLifecycle {
     private int rebuildAttempts;
     /** What {@link #start()} waits for while it waits; failed early by a refused authentication or TLS. */
     private volatile CompletableFuture<Void> firstSession;
+    /** While {@link #start()} waits: completed by the first handle's SASL login answer. */
+    private volatile CompletableFuture<Void> firstSaslLogin;
 
     SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
@@ -183,6 +186,8 @@ final class SessionLifecycle {
         };
         listeners.add(firstConnect);
         firstSession = first;
+        CompletableFuture<Void> sasl = new CompletableFuture<>();
+        firstSaslLogin = sasl;
         try {
             events.submit(() -> {
                 try {
@@ -194,7 +199,9 @@ final class SessionLifecycle {
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
             probeTlsUnlessConnected(first);
+            long startNanos = System.nanoTime();
             first.get(settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            awaitSaslLogin(sasl, settings.connectionTimeout().toNanos() - (System.nanoTime() - startNanos));
         } catch (InterruptedException e) {
             abandonStart();
             Thread.currentThread().interrupt();
@@ -210,7 +217,33 @@ final class SessionLifecycle {
         } finally {
             listeners.remove(firstConnect);
             firstSession = null;
+            firstSaslLogin = null;
         }
+    }
+
+    /**
+     * ZooKeeper reports a session as connected before its SASL login is answered; a refused login
+     * comes later, as {@code AuthFailed}. So {@link #start()} waits for the answer too (at most
+     * {@code remainingNanos}) when the first handle logs in with SASL, and fails if it is refused.
+     */
+    private void awaitSaslLogin(CompletableFuture<Void> sasl, long remainingNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        ZooKeeperSaslClient login = current.zooKeeper.getSaslClient();
+        if (login == null) {
+            return;
+        }
+        if (login.isFailed()) {
+            throw new ExecutionException(authenticationFailed());
+        }
+        if (login.clientTunneledAuthenticationInProgress() && !login.isComplete()) {
+            sasl.get(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private CoordinationException authenticationFailed() {
+        return new CoordinationException("no ZooKeeper session at " + settings.connectString() + ": authentication"
+                + " failed (the server refused this client's SASL login; check the JAAS section " + saslSection()
+                + " and its credentials)");
     }
 
     /**
@@ -299,16 +332,24 @@ final class SessionLifecycle {
                 loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
                 break;
             case AuthFailed:
+                // If build() is waiting, it fails now: the same credentials would fail again.
                 CompletableFuture<Void> first = firstSession;
                 if (first != null && h.session == null) {
-                    // build() is waiting: the same credentials would fail again, so say so now.
-                    first.completeExceptionally(new CoordinationException("no ZooKeeper session at "
-                            + settings.connectString() + ": authentication failed (the server refused this client's"
-                            + " SASL login; check the JAAS section " + saslSection() + " and its credentials)"));
+                    first.completeExceptionally(authenticationFailed());
+                }
+                CompletableFuture<Void> login = firstSaslLogin;
+                if (login != null) {
+                    login.completeExceptionally(authenticationFailed());
                 }
                 // The handle stops for good without an Expired: the session cannot be used.
                 loseSession(h, "authentication failed (check the authorization given to the builder)",
                         AUTH_FAILED_REBUILD_DELAY);
+                break;
+            case SaslAuthenticated:
+                CompletableFuture<Void> loggedIn = firstSaslLogin;
+                if (loggedIn != null) {
+                    loggedIn.complete(null);
+                }
                 break;
             case Closed:
                 // Our own closes are filtered out above (old handles, or closed set first): this
