@@ -228,14 +228,11 @@ final class SessionLifecycle {
      */
     private void awaitSaslLogin(CompletableFuture<Void> sasl, long remainingNanos)
             throws InterruptedException, ExecutionException, TimeoutException {
+        // Not login.isFailed(): ZooKeeper marks a client whose JAAS configuration cannot be loaded
+        // failed, yet connects it without SASL and sends no AuthFailed; only that event counts.
         ZooKeeperSaslClient login = current.zooKeeper.getSaslClient();
-        if (login == null) {
-            return;
-        }
-        if (login.isFailed()) {
-            throw new ExecutionException(authenticationFailed());
-        }
-        if (login.clientTunneledAuthenticationInProgress() && !login.isComplete()) {
+        boolean inProgress = login != null && login.clientTunneledAuthenticationInProgress() && !login.isComplete();
+        if (inProgress || sasl.isCompletedExceptionally()) {
             sasl.get(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
         }
     }

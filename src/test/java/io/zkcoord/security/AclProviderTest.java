@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * parents, queue nodes of every recipe) gets the provider's ACL for its own path, as the client
  * names it (a chroot is not part of the path); it and {@code acl(..)} are exclusive.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
 @Timeout(120)
 class AclProviderTest {
 

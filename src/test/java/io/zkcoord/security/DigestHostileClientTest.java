@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * as {@code alice} and give every node under {@code /secure} an ACL of ALL for alice alone (through
  * {@code aclProvider}); B authenticates as {@code bob}, and a third client as nobody.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
 @Timeout(300)
 class DigestHostileClientTest {
 

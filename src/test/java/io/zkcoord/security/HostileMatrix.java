@@ -143,6 +143,8 @@ final class HostileMatrix {
         for (Held h : held) {
             h.close.run();
         }
+        SecretsInLogs.assertClean("B's client", b.toString());
+        SecretsInLogs.assertClean("A's client", holderClient.toString());
         log();
         return cells;
     }
@@ -342,6 +344,7 @@ final class HostileMatrix {
         }
         String outcome = got == null ? "RETURNED" : got.getClass().getSimpleName() + ": " + got.getMessage();
         cells.add(new Cell(recipe, attempt, outcome, millis));
+        SecretsInLogs.assertClean(recipe + ": the answer to " + attempt, outcome);
         if (!(got instanceof NotAuthorizedException refused)) {
             fail(recipe + ": B's " + attempt + " must throw NotAuthorizedException, got " + outcome, got);
             return;

@@ -142,6 +142,11 @@ final class SecureServer implements AutoCloseable {
                 process.waitFor(10, TimeUnit.SECONDS);
             }
         }
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp folder: the OS clears it eventually
+        }
     }
 
     static int freePort() throws IOException {

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * connection timeout: an untrusted server, a server certificate for another host (host-name
  * verification is on by default), a client certificate the server refuses, a plain-text port.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
 @Timeout(300)
 class TlsFailureTest {
 
@@ -52,6 +53,9 @@ class TlsFailureTest {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         LOG.info("MEASURED {}: {} ms, {}", what, millis, String.valueOf(got));
         CoordinationException e = assertInstanceOf(CoordinationException.class, got, what + ": " + got);
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            SecretsInLogs.assertClean(what + ": the exception", t.toString());
+        }
         for (String word : expectedWords) {
             assertTrue(e.getMessage().contains(word), what + ": the message names '" + word + "': " + e.getMessage());
         }

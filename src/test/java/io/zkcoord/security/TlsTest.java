@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * carry an {@code x509} ACL naming the client certificate, and the hostile-client matrix holds
  * for another certificate's identity.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
 @Timeout(300)
 class TlsTest {
 
