@@ -5,17 +5,28 @@ package io.zkcoord;
  *
  * <p>Transitions, as {@link ConnectionListener}s see them:
  * <pre>
- *   CONNECTED ──► SUSPENDED ──► RECONNECTED ──► SUSPENDED ──► ...
- *                    │                ▲
- *                    ▼                │ (a new session)
- *                   LOST ─────────────┘
+ *  (CONNECTING) ──► CONNECTED ──► SUSPENDED ──► RECONNECTED ──► SUSPENDED ──► ...
+ *                                    │                ▲
+ *                                    ▼                │ (a new session)
+ *                                   LOST ─────────────┘
  *   any state ──► CLOSED
  * </pre>
+ * {@link #CONNECTING} is the state a client starts in; it is never reported to listeners, which
+ * hear {@link #CONNECTED} once the first session is established.
  *
  * <p>An enum: immutable and safe to share between threads.
  */
 public enum ConnectionState {
-    /** The first session has been established. Reported once, by {@link ZkClient.Builder#build()}. */
+    /**
+     * No session yet: the client was built with {@link ZkClient.Builder#start()} and has not reached
+     * the ensemble. Requests wait for the first session under their own time limits.
+     */
+    CONNECTING,
+    /**
+     * The first session has been established. Reported once: before {@link
+     * ZkClient.Builder#build()} returns, or when a client made by {@link ZkClient.Builder#start()}
+     * first reaches the ensemble.
+     */
     CONNECTED,
     /**
      * The connection to the ensemble dropped. The session may still be alive on the servers, so

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The session lifecycle of one {@link ZkClient}, as one state machine:
  *
  * <pre>
- *   (start) --SyncConnected--> CONNECTED
+ *   CONNECTING --SyncConnected--> CONNECTED
+ *   CONNECTING --handle failed before any session--> CONNECTING (a new handle; nothing reported)
  *   CONNECTED | RECONNECTED --Disconnected--> SUSPENDED
  *   SUSPENDED --SyncConnected, same session--> RECONNECTED
  *   SUSPENDED --no server for the session timeout (presumed)--> LOST
@@ -69,7 +70,7 @@ final class SessionLifecycle {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Written on the events thread only. */
-    private volatile ConnectionState state;
+    private volatile ConnectionState state = ConnectionState.CONNECTING;
     /** The handle in use: the only one whose events count. Written on the events thread only. */
     private volatile Handle current;
     /** The latest established session; written on the events thread only. */
@@ -175,6 +176,29 @@ final class SessionLifecycle {
     }
 
     // ---------------------------------------------------------------- start
+
+    /**
+     * Makes the first handle and starts the periodic checks, then returns: the session comes
+     * later. If the handle cannot be made, tries again after the retry policy's delay, as after a
+     * loss.
+     */
+    void startInBackground() {
+        try {
+            events.submit(() -> {
+                try {
+                    current = new Handle();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("{}: cannot start connecting to {}; trying again", name, settings.connectString(), e);
+                    events.schedule(this::rebuild, AUTH_FAILED_REBUILD_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(name + ": cannot start", e.getCause());
+        }
+        events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
 
     /** Connects and waits for the first session; on failure leaves no thread behind. */
     void start() {
@@ -283,23 +307,20 @@ final class SessionLifecycle {
         return "'" + section + "' (" + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY + ")";
     }
 
+    /**
+     * Gives up the first connection without waiting for anything: the handle never had a session
+     * that ZooKeeper told us of, so there is none to close on the ensemble, and a polite close
+     * would wait for the connection attempt in progress (up to the session timeout against a
+     * server that accepts connections and never answers).
+     */
     private void abandonStart() {
         closed.set(true);
         Handle h = current;
         if (h != null) {
-            try {
-                h.zooKeeper.close(HANDLE_CLOSE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            closeInBackground(h.zooKeeper, false);
         }
         events.shutdownNow();
         callbacks.shutdownNow();
-        try {
-            events.awaitTermination(HANDLE_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     // ---------------------------------------------------------------- the state machine
@@ -320,7 +341,7 @@ final class SessionLifecycle {
                 }
                 break;
             case Disconnected:
-                if (state != null && state.isConnected()) {
+                if (state.isConnected()) {
                     disconnectedAt = settings.clock().nanoTime();
                     transition(ConnectionState.SUSPENDED);
                 }
@@ -366,7 +387,7 @@ final class SessionLifecycle {
         CompletableFuture<ZkSession> waiting = nextSession;
         log.info("{}: session 0x{} established, timeout {} ms", name, Long.toHexString(h.session.id()),
                 h.session.timeoutMillis());
-        transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
+        transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
     }
 
@@ -382,7 +403,7 @@ final class SessionLifecycle {
 
     private void presumeLossIfSilent() {
         Handle h = current;
-        if (h != null && h.session != null && !h.lost && state != null && state.isConnected() && !closed.get()
+        if (h != null && h.session != null && !h.lost && state.isConnected() && !closed.get()
                 && !h.zooKeeper.getState().isConnected() && h.zooKeeper.getState().isAlive()) {
             // The handle is reconnecting but its Disconnected event never came (ZooKeeper's client
             // can swallow it): report the outage from the handle's own state.
@@ -411,15 +432,22 @@ final class SessionLifecycle {
             return;
         }
         h.lost = true;
-        log.warn("{}: session 0x{} lost: {}", name, h.session == null ? "?" : Long.toHexString(h.session.id()), why);
+        if (h.session == null) {
+            // No session was ever established on this handle: nothing to report or end; a new
+            // handle tries again (CONNECTING stays CONNECTING, a rebuild after LOST goes on).
+            log.warn("{}: connecting to {} failed: {}", name, settings.connectString(), why);
+            closeInBackground(h.zooKeeper, false);
+            events.schedule(this::rebuild, Math.max(rebuildDelay.toMillis(), AUTH_FAILED_REBUILD_DELAY.toMillis()),
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        log.warn("{}: session 0x{} lost: {}", name, Long.toHexString(h.session.id()), why);
         if (nextSession.isDone()) {
             nextSession = new CompletableFuture<>();
         }
-        if (h.session != null) {
-            h.session.end();
-        }
+        h.session.end();
         transition(ConnectionState.LOST);
-        closeInBackground(h.zooKeeper);
+        closeInBackground(h.zooKeeper, true);
         if (rebuildDelay.isZero()) {
             rebuild();
         } else {
@@ -436,7 +464,7 @@ final class SessionLifecycle {
             Handle h = new Handle();
             current = h;
             if (closed.get()) {
-                closeInBackground(h.zooKeeper); // close() ran meanwhile and closed the previous one
+                closeInBackground(h.zooKeeper, false); // close() ran meanwhile and closed the previous one
             }
         } catch (IOException | RuntimeException e) {
             Duration delay = settings.retryPolicy().retryDelay(rebuildAttempts++, Duration.ZERO)
@@ -494,7 +522,9 @@ final class SessionLifecycle {
             log.warn("{}: CLOSED not delivered: the events thread has stopped", name);
             delivered = CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> handleClosed = closeInBackground(current.zooKeeper);
+        Handle last = current;
+        CompletableFuture<Void> handleClosed = last == null ? CompletableFuture.completedFuture(null)
+                : closeInBackground(last.zooKeeper, last.session != null);
         boolean interrupted = false;
         CompletableFuture<Void> both = onEventsThread ? handleClosed : CompletableFuture.allOf(delivered, handleClosed);
         for (;;) {
@@ -525,10 +555,22 @@ final class SessionLifecycle {
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
-    private CompletableFuture<Void> closeInBackground(ZooKeeper zk) {
+    /**
+     * Closes a handle on a thread of its own. With {@code goodbye}, ZooKeeper's client first asks
+     * the ensemble to close the session (so its ephemeral nodes go at once), which waits for the
+     * connection; without, the request is skipped and only the handle's threads and socket are
+     * stopped. Either way the thread ends within {@link #HANDLE_CLOSE_MILLIS} or so, whatever the
+     * network does.
+     */
+    private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
+                if (!goodbye) {
+                    // ZooKeeper's close() waits for its close-session request interruptibly and,
+                    // when interrupted, stops the handle at once without sending it.
+                    Thread.currentThread().interrupt();
+                }
                 zk.close(HANDLE_CLOSE_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

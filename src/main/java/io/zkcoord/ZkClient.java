@@ -39,6 +39,14 @@ import org.apache.zookeeper.data.ACL;
  * }                                          // ends the session: its ephemeral nodes go
  * }</pre>
  *
+ * <h2>Starting before the ensemble</h2>
+ * {@link Builder#build()} waits for the first session and throws if there is none within the
+ * connection timeout. {@link Builder#start()} returns at once instead, in state {@link
+ * ConnectionState#CONNECTING}, and connects in the background, retrying until it is closed: for a
+ * service that must start while ZooKeeper is down (a rolling restart, a fresh deployment). Locks,
+ * semaphores and elections made on it before the first session wait for one under their own time
+ * limits, exactly as they wait for a new session after {@link ConnectionState#LOST}.
+ *
  * <h2>Session loss</h2>
  * The raw ZooKeeper client learns that its session expired only when it reaches a server again.
  * During a partition a lock holder would go on believing it holds its locks long after the
@@ -79,8 +87,7 @@ public final class ZkClient implements AutoCloseable {
         lifecycle.addListener(observer::sessionStateChanged);
         this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
                 lifecycle::runCallback, settings.retryPolicy(), settings.aclProvider() == null ? settings.acl() : null,
-                settings::aclFor, lifecycle::isClosed, settings.chroot(),
-                () -> lifecycle.state() != null && lifecycle.state().isConnected(), observer);
+                settings::aclFor, lifecycle::isClosed, settings.chroot(), () -> lifecycle.state().isConnected(), observer);
     }
 
     /** @return a builder with the defaults documented on each of its methods */
@@ -92,6 +99,7 @@ public final class ZkClient implements AutoCloseable {
      * The live handle of the current session. After {@link ConnectionState#LOST} this is a new
      * handle; do not keep it across a loss.
      *
+     * @return the handle of the current session
      * @throws IllegalStateException if the client is closed
      */
     public ZooKeeper zooKeeper() {
@@ -100,19 +108,22 @@ public final class ZkClient implements AutoCloseable {
     }
 
     /**
-     * @return the id of the latest established session (0 never: {@link Builder#build()} returns
-     *     only with one)
+     * @return the id of the latest established session; 0 while {@link ConnectionState#CONNECTING}
+     *     (never after {@link Builder#build()}, which returns only with a session)
      * @throws IllegalStateException if the client is closed
      */
     public long sessionId() {
         ensureOpen();
-        return lifecycle.session().id();
+        ZkSession s = lifecycle.session();
+        return s == null ? 0 : s.id();
     }
 
     /**
-     * Returns the current session, waiting for one to be established (after a {@link
-     * ConnectionState#LOST}) as long as the retry policy allows.
+     * Returns the current session, waiting for one to be established (the first one of a client
+     * made by {@link Builder#start()}, or a new one after a {@link ConnectionState#LOST}) as long as
+     * the retry policy allows.
      *
+     * @return the current session
      * @throws IllegalStateException if the client is closed, also while waiting
      * @throws CoordinationException if no session is established within the retry policy
      * @throws InterruptedException if interrupted while waiting
@@ -123,7 +134,8 @@ public final class ZkClient implements AutoCloseable {
 
     /**
      * Returns the current session, waiting at most {@code maxWait} for one to be established
-     * (after a {@link ConnectionState#LOST}), and no longer than the retry policy allows. For
+     * (the first one while {@link ConnectionState#CONNECTING}, or a new one after a {@link
+     * ConnectionState#LOST}), and no longer than the retry policy allows. For
      * callers with a deadline of their own, such as a timed {@code tryLock}.
      *
      * @param maxWait how long to wait at most; zero means do not wait
@@ -190,8 +202,9 @@ public final class ZkClient implements AutoCloseable {
     }
 
     /**
-     * @return the current state; {@link ConnectionState#CLOSED} as soon as {@link #close()} has
-     *     been called, even before the listeners have been told
+     * @return the current state: {@link ConnectionState#CONNECTING} until the first session of a
+     *     client made by {@link Builder#start()}; {@link ConnectionState#CLOSED} as soon as {@link
+     *     #close()} has been called, even before the listeners have been told
      */
     public ConnectionState state() {
         return lifecycle.state();
@@ -247,6 +260,7 @@ public final class ZkClient implements AutoCloseable {
      * Adds a listener that sees every later transition once, in order, on a library thread.
      * Whatever it throws is logged; the other listeners are still told.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      * @throws IllegalStateException if the client is closed
      */
@@ -258,7 +272,11 @@ public final class ZkClient implements AutoCloseable {
         lifecycle.addListener(listener);
     }
 
-    /** Removes a listener; does nothing if it was not added. */
+    /**
+     * Removes a listener; does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
     public void removeConnectionListener(ConnectionListener listener) {
         lifecycle.removeListener(listener);
     }
@@ -269,6 +287,7 @@ public final class ZkClient implements AutoCloseable {
      * which threads). Whatever it throws is logged and ignored. May be added before or after
      * recipes are made; an acquisition already under way when it is added may be reported in part.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      * @throws IllegalStateException if the client is closed
      */
@@ -280,7 +299,11 @@ public final class ZkClient implements AutoCloseable {
         services.observer().add(listener);
     }
 
-    /** Removes a coordination listener; does nothing if it was not added. */
+    /**
+     * Removes a coordination listener; does nothing if it was not added.
+     *
+     * @param listener the listener to remove
+     */
     public void removeCoordinationListener(CoordinationListener listener) {
         services.observer().remove(listener);
     }
@@ -294,7 +317,8 @@ public final class ZkClient implements AutoCloseable {
      * Ends the session, so every ephemeral node and lock of it goes at once, and stops the
      * client's threads. Threads waiting for a lock of this client wake at once and throw {@link
      * IllegalStateException}; pending asynchronous acquisitions fail with it; holds and leases end
-     * and their loss listeners run. Listeners see {@link ConnectionState#CLOSED}. Returns within
+     * and their loss listeners run. Listeners see {@link ConnectionState#CLOSED}. While {@link
+     * ConnectionState#CONNECTING} it stops the background connection attempts. Returns within
      * about a second whatever the network does: if the ensemble cannot be told (a silent
      * network), the handle is closed in the background and the ensemble expires the session after
      * its timeout. Idempotent.
@@ -335,33 +359,43 @@ public final class ZkClient implements AutoCloseable {
         }
 
         /**
-         * @param connectString comma-separated {@code host:port} list, with an optional chroot
-         *     suffix; required
+         * @param connectString comma-separated {@code host:port} list (IPv6 literals in brackets,
+         *     {@code [::1]:2181}; the port defaults to 2181), with an optional chroot suffix
+         *     ({@code /app}); required
+         * @return this builder
+         * @throws IllegalArgumentException if it is null or blank, names no server, or has an
+         *     empty host, a port that is not a number from 1 to 65535, or a chroot that is not a
+         *     valid ZooKeeper path; the message says which
          */
         public Builder connectString(String connectString) {
-            if (connectString == null || connectString.isBlank()) {
-                throw new IllegalArgumentException("connectString must not be null or empty");
-            }
-            this.connectString = connectString;
+            this.connectString = ConnectString.parse(connectString).text();
             return this;
         }
 
         /**
          * @param sessionTimeout the session timeout to ask for; the ensemble may negotiate another
          *     within its own bounds. Default 10 s.
+         * @return this builder
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
             return this;
         }
 
-        /** @param connectionTimeout how long {@link #build()} waits for the first session. Default 15 s. */
+        /**
+         * @param connectionTimeout how long {@link #build()} waits for the first session. Default
+         *     15 s. Not used by {@link #start()}, which does not wait.
+         * @return this builder
+         */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
             return this;
         }
 
-        /** @param retryPolicy the policy for every operation. Default {@link RetryPolicy#defaultPolicy()}. */
+        /**
+         * @param retryPolicy the policy for every operation. Default {@link RetryPolicy#defaultPolicy()}.
+         * @return this builder
+         */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             if (retryPolicy == null) {
                 throw new IllegalArgumentException("retryPolicy must not be null");
@@ -373,6 +407,10 @@ public final class ZkClient implements AutoCloseable {
         /**
          * Adds an authentication to every session, e.g. {@code ("digest", "user:secret".getBytes())}.
          * Unless {@link #acl} is set, nodes are then created with {@code CREATOR_ALL_ACL}.
+         *
+         * @param scheme the authentication scheme, e.g. {@code digest}
+         * @param credentials the scheme's credentials
+         * @return this builder
          */
         public Builder authorization(String scheme, byte[] credentials) {
             if (scheme == null || scheme.isBlank() || credentials == null) {
@@ -386,6 +424,7 @@ public final class ZkClient implements AutoCloseable {
          * @param acl the ACL of every node the recipes create. Default {@code OPEN_ACL_UNSAFE}, or
          *     {@code CREATOR_ALL_ACL} when an authorization is given. The one-ACL shortcut of
          *     {@link #aclProvider}.
+         * @return this builder
          * @throws IllegalArgumentException if {@code acl} is null, empty or holds a null, or an
          *     {@link #aclProvider} was set
          */
@@ -418,6 +457,7 @@ public final class ZkClient implements AutoCloseable {
          * no node left); so does whatever it throws.
          *
          * @param aclForPath the ACL of a node by its path
+         * @return this builder
          * @throws IllegalArgumentException if {@code aclForPath} is null, or {@link #acl} was set
          */
         public Builder aclProvider(Function<String, List<ACL>> aclForPath) {
@@ -431,7 +471,10 @@ public final class ZkClient implements AutoCloseable {
             return this;
         }
 
-        /** @param clientConfig ZooKeeper client settings (TLS, SASL, ...). Default: a new {@link ZKClientConfig}. */
+        /**
+         * @param clientConfig ZooKeeper client settings (TLS, SASL, ...). Default: a new {@link ZKClientConfig}.
+         * @return this builder
+         */
         public Builder clientConfig(ZKClientConfig clientConfig) {
             if (clientConfig == null) {
                 throw new IllegalArgumentException("clientConfig must not be null");
@@ -443,6 +486,7 @@ public final class ZkClient implements AutoCloseable {
         /**
          * @param clock the clock for session-loss detection and retry delays. Default {@link
          *     Clock#system()}; tests inject their own.
+         * @return this builder
          */
         public Builder clock(Clock clock) {
             if (clock == null) {
@@ -461,6 +505,36 @@ public final class ZkClient implements AutoCloseable {
          *     timeout; no thread or socket of the attempt is left behind
          */
         public ZkClient build() {
+            ZkClient client = new ZkClient(settings());
+            client.lifecycle.start();
+            return client;
+        }
+
+        /**
+         * Builds the client and returns at once, without waiting for a session; it connects in the
+         * background, retrying until {@link ZkClient#close()}.
+         *
+         * <p>The client is in state {@link ConnectionState#CONNECTING} until the first session is
+         * established; {@link ConnectionListener}s then hear {@link ConnectionState#CONNECTED}, as
+         * after {@link #build()}. Meanwhile {@link ZkClient#isClosed()} is false, {@link
+         * ZkClient#sessionId()} is 0, and everything that needs a session waits for it under its
+         * own time limit: {@code tryLock(time)} returns false by its deadline, {@code lock()} and
+         * {@code acquire()} wait as long as the retry policy allows (as after a {@link
+         * ConnectionState#LOST}), an election joins once connected, {@link ZkClient#session(Duration)}
+         * waits at most its {@code maxWait}. ZooKeeper's client tries the servers in turn, about
+         * once a second, whatever the connection timeout. {@link ZkClient#close()} during {@code
+         * CONNECTING} returns promptly and leaves no thread running.
+         *
+         * @return a client, connecting
+         * @throws IllegalArgumentException if no connect string was given
+         */
+        public ZkClient start() {
+            ZkClient client = new ZkClient(settings());
+            client.lifecycle.startInBackground();
+            return client;
+        }
+
+        private ClientSettings settings() {
             if (connectString == null) {
                 throw new IllegalArgumentException("connectString is required");
             }
@@ -468,11 +542,8 @@ public final class ZkClient implements AutoCloseable {
             // later build() must still switch that client's default to CREATOR_ALL_ACL.
             List<ACL> nodeAcl = acl != null ? acl
                     : aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
-            ClientSettings settings = new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
+            return new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
                     List.copyOf(auths), nodeAcl, clientConfig, clock, aclProvider);
-            ZkClient client = new ZkClient(settings);
-            client.lifecycle.start();
-            return client;
         }
 
         /**

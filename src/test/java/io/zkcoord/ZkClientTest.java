@@ -154,7 +154,7 @@ class ZkClientTest {
                 case RECONNECTED -> previous == SUSPENDED || previous == LOST;
                 case LOST -> previous == SUSPENDED;
                 case CLOSED -> previous != CLOSED;
-                case CONNECTED -> false;
+                case CONNECTING, CONNECTED -> false;
             };
             assertTrue(allowed, previous + " -> " + next + " in " + seen);
             previous = next;

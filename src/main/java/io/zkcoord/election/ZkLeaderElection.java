@@ -5,6 +5,7 @@ import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.InOrder;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.QueueDirectory;
@@ -62,8 +63,10 @@ import org.slf4j.LoggerFactory;
  * apply(write);
  *       }</pre>
  *   <li><b>Listeners</b> run one at a time, in order, on a library thread (never ZooKeeper's);
- *       {@code elected} and {@code revoked} strictly alternate; whatever a listener throws is
- *       logged and the others still run.
+ *       {@code elected} and {@code revoked} strictly alternate for each listener, whatever the
+ *       others do (a listener that calls {@link #close()} inside {@code elected} makes the listeners
+ *       already told hear {@code revoked(CLOSED)}, and those not yet told hear nothing); whatever a
+ *       listener throws is logged and the others still run.
  *   <li>{@link #participants()} and {@link #leader()} read ZooKeeper in two round trips whatever
  *       the number of participants.
  *   <li>A create whose reply was lost is found again by its attempt id: no ghost participant.
@@ -106,7 +109,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private final byte[] data;
     private final QueueDirectory queue;
     private final InOrder events;
-    private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+    /** Touched only by tasks run by {@link #events}. */
+    private final List<Told> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionListener connection = this::connectionChanged;
     /** Touched only by tasks run by {@link #events}. */
     private final LeadershipObservation observation;
@@ -121,7 +125,13 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     /** Set by a {@link #close()} called from a listener (see {@link #tellElected}). */
     private volatile boolean closedByListener;
-    /** Whether the listeners were last told {@code elected}, and with which epoch. Touched only by tasks run by {@link #events}. */
+    /**
+     * Whether this participant's leadership was last announced as {@code elected}, and with which
+     * epoch. Each listener also remembers what it was told ({@link Told}): a listener that ends the
+     * leadership while the others are being told (a {@link #close()} inside {@code elected}) must
+     * leave those not yet told without an {@code elected}, and those told with their {@code revoked}.
+     * Touched only by tasks run by {@link #events}.
+     */
     private boolean toldElected;
     private long toldEpoch;
 
@@ -146,7 +156,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("election", path);
         this.participantId = participantId;
         this.data = id;
         this.queue = new QueueDirectory(client, path);
@@ -198,6 +208,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     /**
      * Waits until this participant leads, at most {@code maxWait}.
      *
+     * @param maxWait how long to wait at most
      * @return true if it leads on return; false if the time ran out, or it is closed or not started
      * @throws IllegalArgumentException if {@code maxWait} is null
      * @throws io.zkcoord.NotAuthorizedException if ZooKeeper refused this participant's node (an
@@ -233,6 +244,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     /**
      * Adds a listener. If this participant leads now, the listener is told {@code elected} first.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      */
     public void addListener(LeadershipListener listener) {
@@ -240,8 +252,10 @@ public final class ZkLeaderElection implements AutoCloseable {
             throw new IllegalArgumentException("listener must not be null");
         }
         events.execute(() -> {
-            listeners.add(listener);
+            Told told = new Told(listener);
+            listeners.add(told);
             if (toldElected) {
+                told.elected = true;
                 long epoch = toldEpoch; // what the others were told, so its next revoked matches
                 call(listener, l -> l.elected(epoch));
             }
@@ -266,6 +280,7 @@ public final class ZkLeaderElection implements AutoCloseable {
      * then one {@code multi} read of every node's data, whatever their number. A participant that
      * leaves between the two reads is left out.
      *
+     * @return every participant, the leader first
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
      * @throws IllegalStateException if the client is closed
      * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy
@@ -401,7 +416,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         // Registered after the phase is set: a session already ended runs the hook at once.
         cancelLossHook = g.session().onEnd(() -> sessionEnded(g));
         if (phase == Phase.LEADING && grant == g) {
-            log.info("{} leads with epoch 0x{}", describe(), Long.toHexString(g.czxid()));
+            log.info("{} leads with epoch {}", describe(), g.czxid());
             tellElected(g.czxid());
         }
         notifyAll();
@@ -422,7 +437,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         } else if (state == ConnectionState.RECONNECTED && phase == Phase.STEPPED_DOWN && grant != null
                 && grant.session().isAlive()) {
             phase = Phase.LEADING; // the same session: its node still leads
-            log.info("{} leads again with epoch 0x{}", describe(), Long.toHexString(grant.czxid()));
+            log.info("{} leads again with epoch {}", describe(), grant.czxid());
             tellElected(grant.czxid());
         }
         notifyAll();
@@ -456,8 +471,16 @@ public final class ZkLeaderElection implements AutoCloseable {
                 toldElected = true;
                 toldEpoch = epoch;
                 observation.elected(epoch);
-                for (LeadershipListener l : listeners) {
-                    call(l, x -> x.elected(epoch));
+                for (Told told : listeners) {
+                    if (!toldElected) {
+                        // A listener ended the leadership (close()) and the listeners already told
+                        // heard their revoked: the others must not hear an elected no revoked follows.
+                        break;
+                    }
+                    if (!told.elected) {
+                        told.elected = true;
+                        call(told.listener, x -> x.elected(epoch));
+                    }
                 }
             }
         });
@@ -472,9 +495,22 @@ public final class ZkLeaderElection implements AutoCloseable {
         if (toldElected) {
             toldElected = false;
             observation.revoked(reason);
-            for (LeadershipListener l : listeners) {
-                call(l, x -> x.revoked(epoch, reason));
+            for (Told told : listeners) {
+                if (told.elected) {
+                    told.elected = false;
+                    call(told.listener, x -> x.revoked(epoch, reason));
+                }
             }
+        }
+    }
+
+    /** A listener and whether it was last told {@code elected}. Touched only by tasks run by {@link #events}. */
+    private static final class Told {
+        final LeadershipListener listener;
+        boolean elected;
+
+        Told(LeadershipListener listener) {
+            this.listener = listener;
         }
     }
 

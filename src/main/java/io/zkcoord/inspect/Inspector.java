@@ -23,8 +23,8 @@ import org.apache.zookeeper.data.Stat;
  * <pre>{@code
  * QueueSnapshot s = Inspector.inspect(client, "/locks/nightly-export");
  * for (QueueSnapshot.Entry e : s.entries()) {
- *     log.info("{} {} pid {} since {}, token 0x{}", e.holding() ? "HOLDS" : "waits", e.ownerHost(),
- *             e.ownerPid(), e.created(), Long.toHexString(e.fencingToken()));
+ *     log.info("{} {} pid {} since {}, token {}", e.holding() ? "HOLDS" : "waits", e.ownerHost(),
+ *             e.ownerPid(), e.created(), e.fencingToken());
  * }
  * }</pre>
  *
@@ -58,7 +58,10 @@ import org.apache.zookeeper.data.Stat;
  * <p><b>What is not ours</b> never throws: a child whose name is not a queue node's is reported
  * after the queue (kind empty, sequence -1, never holding) and does not count in the rules, as the
  * recipes ignore it; data in no known shape gives empty owner fields. A node that vanishes between
- * the two reads is left out. A directory that does not exist gives an empty snapshot.
+ * the two reads is left out. A directory that does not exist gives an empty snapshot that says so
+ * ({@link QueueSnapshot#exists()} false): the locks delete an idle lock's directory, so that is
+ * also how an idle lock can look. A path whose children are all foreign (a parent of lock
+ * directories, say) gives a snapshot whose {@link QueueSnapshot#isQueueDirectory()} is false.
  *
  * <p>Stateless and thread-safe.
  */
@@ -76,7 +79,8 @@ public final class Inspector {
      *
      * @param client the client to read with
      * @param path the queue directory, for instance {@code /locks/nightly-export}
-     * @return the snapshot; empty if the directory does not exist or has no children
+     * @return the snapshot; empty if the directory has no children, or does not exist (then
+     *     {@link QueueSnapshot#exists()} is false)
      * @throws IllegalArgumentException if {@code client} is null or {@code path} cannot name a lock
      *     directory
      * @throws IllegalStateException if the client is closed
@@ -95,19 +99,23 @@ public final class Inspector {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
-        QueuePaths.validate(path);
+        QueuePaths.validate("inspected", path);
         ZkSession session = client.session();
         try {
-            // 1. The queue: one getChildren, no watch. A missing directory is an empty queue.
+            // 1. The queue: one getChildren, no watch. A missing directory is an empty queue
+            //    (null here), reported as missing.
             List<String> children = session.call(path, zk -> {
                 try {
                     return zk.getChildren(path, false);
                 } catch (KeeperException.NoNodeException e) {
-                    return List.<String>of();
+                    return null;
                 }
             });
+            if (children == null) {
+                return new QueueSnapshot(path, Instant.now(), List.of(), false);
+            }
             if (children.isEmpty()) {
-                return new QueueSnapshot(path, Instant.now(), List.of());
+                return new QueueSnapshot(path, Instant.now(), List.of(), true);
             }
             // 2. Queue order: the recipes' nodes by sequence, then the other children by name.
             betweenReads.run();
@@ -135,7 +143,7 @@ public final class Inspector {
     private static QueueSnapshot snapshot(String path, Instant readAt, List<QueueNode> queue, List<String> foreign,
             List<OpResult> results) {
         if (!(results.get(0) instanceof OpResult.GetDataResult dir)) {
-            return new QueueSnapshot(path, readAt, List.of()); // the directory went between the reads
+            return new QueueSnapshot(path, readAt, List.of(), false); // the directory went between the reads
         }
         // The rules run on the queue as it stands after the second read: a node gone by then
         // no longer counts, as for the recipes themselves.
@@ -201,5 +209,41 @@ public final class Inspector {
         } catch (NumberFormatException e) {
             return 1;
         }
+    }
+
+    /**
+     * Reads a group's members ({@link io.zkcoord.group.ZkGroup}): two round trips, whatever their
+     * number; nothing written, no watch set.
+     *
+     * @param client the client to read with
+     * @param path the group's directory
+     * @return the members, in join order; empty if the directory does not exist
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
+     */
+    public static List<io.zkcoord.group.Member> group(ZkClient client, String path) throws InterruptedException {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        QueuePaths.validate("group", path);
+        return io.zkcoord.group.GroupReader.members(client, path);
+    }
+
+    /**
+     * Reads a shard path ({@link io.zkcoord.shard.ZkShardMember}): its members, the coordinator's
+     * target assignment, and who owns each shard now with its token, in five round trips whatever
+     * the number of shards; nothing written, no watch set.
+     *
+     * @param client the client to read with
+     * @param path the shard path
+     * @return the snapshot; {@code shards()} is 0 if {@code path} is not a shard path
+     * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
+     */
+    public static io.zkcoord.shard.ShardSnapshot shards(ZkClient client, String path) throws InterruptedException {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        return io.zkcoord.shard.ShardSnapshot.read(client, path);
     }
 }

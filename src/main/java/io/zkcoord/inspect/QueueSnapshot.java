@@ -8,21 +8,67 @@ import java.util.Optional;
  * One reading of a queue directory: its nodes in queue order, each with who owns it and whether it
  * holds. A value: immutable and thread-safe. Made by {@link Inspector#inspect}.
  *
+ * <p>Three cases look alike in {@link #entries()} alone and are told apart here: a directory that
+ * does not exist ({@link #exists()} false: nothing holds or waits there; the locks delete an idle
+ * lock's directory, so this is also an idle lock), an existing directory with no children (an idle
+ * lock whose directory is kept), and a node that is not a lock directory at all, such as a parent
+ * of lock directories ({@link #isQueueDirectory()} false: its children are {@link
+ * #notQueueNodes()}).
+ *
  * @param path the directory that was read
  * @param readAt when the read of the nodes' data was answered (this machine's clock)
  * @param entries the directory's nodes: the queue in queue order (by sequence number), then any
  *     child whose name is not a queue node's (ordered by name; they never hold)
+ * @param exists false if the directory did not exist when it was read (then {@code entries} is
+ *     empty)
  */
-public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
+public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries, boolean exists) {
 
     /**
-     * @throws IllegalArgumentException if an argument is null
+     * @param path the directory that was read
+     * @param readAt when the read was answered
+     * @param entries the directory's nodes, in the order described above
+     * @param exists false if the directory did not exist
+     * @throws IllegalArgumentException if an argument is null, or {@code exists} is false while
+     *     {@code entries} is not empty
      */
     public QueueSnapshot {
         if (path == null || readAt == null || entries == null) {
             throw new IllegalArgumentException("path, readAt and entries must not be null");
         }
+        if (!exists && !entries.isEmpty()) {
+            throw new IllegalArgumentException("a directory that does not exist has no entries");
+        }
         entries = List.copyOf(entries);
+    }
+
+    /**
+     * A snapshot of a directory that exists.
+     *
+     * @param path the directory that was read
+     * @param readAt when the read was answered
+     * @param entries the directory's nodes, in the order described above
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
+        this(path, readAt, entries, true);
+    }
+
+    /**
+     * @return the children whose names are not queue nodes' (kind empty): a lock directory has
+     *     none of its own; a parent of lock directories has only these (its sub-directories)
+     */
+    public List<Entry> notQueueNodes() {
+        return entries.stream().filter(e -> e.kind().isEmpty()).toList();
+    }
+
+    /**
+     * @return false if the path holds children and none of them is a queue node (for instance a
+     *     parent of lock directories, such as {@code /locks}); true for a lock directory, an empty
+     *     one, or one that does not exist
+     */
+    public boolean isQueueDirectory() {
+        return entries.isEmpty() || entries.stream().anyMatch(e -> !e.kind().isEmpty());
     }
 
     /** @return the entries that hold now (several for readers or a semaphore) */
@@ -35,7 +81,10 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
         return entries.stream().filter(e -> !e.holding()).toList();
     }
 
-    /** @return the entry of the node named {@code nodeName}, if it was read */
+    /**
+     * @param nodeName a node's name, without the directory
+     * @return the entry of the node named {@code nodeName}, if it was read
+     */
     public Optional<Entry> entry(String nodeName) {
         return entries.stream().filter(e -> e.nodeName().equals(nodeName)).findFirst();
     }

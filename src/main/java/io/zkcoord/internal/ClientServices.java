@@ -5,6 +5,7 @@ import io.zkcoord.ZkSession;
 import io.zkcoord.retry.RetryPolicy;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -16,7 +17,7 @@ import org.apache.zookeeper.data.ACL;
  * future, a scheduler for retry delays, and an executor for user code (futures, listeners) that is
  * never ZooKeeper's event thread. Internal: this package is not exported by the module.
  *
- * <p>Thread-safe and immutable apart from what it points to.
+ * <p>Thread-safe; immutable apart from what it points to and the state kept with {@link #shared}.
  */
 public final class ClientServices {
 
@@ -33,6 +34,8 @@ public final class ClientServices {
     private final String chroot;
     private final Supplier<Boolean> connected;
     private final Observer observer;
+    /** State other packages keep per client ({@link #shared}), by its type. */
+    private final ConcurrentHashMap<Class<?>, Object> shared = new ConcurrentHashMap<>();
 
     /**
      * @param name the client's name, for thread names and messages
@@ -146,5 +149,17 @@ public final class ClientServices {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * State that another package keeps once per client (the queue core's creates in flight and
+     * watches, per session), so that it need not be passed around nor kept in a static map.
+     *
+     * @param type the state's type, which is also its key
+     * @param make makes it, on first use; called at most once per client and type
+     * @return this client's one instance of {@code type}
+     */
+    public <T> T shared(Class<T> type, Supplier<T> make) {
+        return type.cast(shared.computeIfAbsent(type, k -> make.get()));
     }
 }

@@ -60,7 +60,7 @@ final class LockEngine implements QueueLease.Host {
     private LockEngine partner;
 
     LockEngine(ZkClient client, String path, NodeKind kind) {
-        this(client, List.of(QueuePaths.validate(path)), kind);
+        this(client, List.of(QueuePaths.validate(kind.recipe(), path)), kind);
     }
 
     /** @param paths the lock's directories, validated, no two alike (several for a multi-lock) */

@@ -7,24 +7,31 @@ package io.zkcoord.lock;
  */
 enum NodeKind {
     /** A {@link ZkMutex} holder or waiter: exclusive. */
-    LOCK("lock", false),
+    LOCK("lock", "mutex", false),
     /** A read-lock holder or waiter: shares with other reads. */
-    READ("read", true),
+    READ("read", "read-write lock", true),
     /** A write-lock holder or waiter: exclusive. */
-    WRITE("write", false),
+    WRITE("write", "read-write lock", false),
     /** A {@link ZkMultiLock} holder or waiter, one node in each of its paths: exclusive. */
-    MULTI("multi", false);
+    MULTI("multi", "multi-lock", false);
 
     private final String prefix;
+    private final String recipe;
     private final boolean shared;
 
-    NodeKind(String prefix, boolean shared) {
+    NodeKind(String prefix, String recipe, boolean shared) {
         this.prefix = prefix;
+        this.recipe = recipe;
         this.shared = shared;
     }
 
     String prefix() {
         return prefix;
+    }
+
+    /** @return the recipe whose holders make this kind of node, as error messages name it */
+    String recipe() {
+        return recipe;
     }
 
     /** @return true if holders of this kind may hold together (reads) */

@@ -81,6 +81,7 @@ public interface ZkLock extends Lock {
      * limit holds whatever the network does. {@link Duration#ZERO} (or less) takes one look and
      * never waits for another holder; the look itself is given at most 780 ms.
      *
+     * @param maxWait how long to wait at most
      * @return the lease, or empty if not granted in time (no node is left)
      * @throws IllegalArgumentException if {@code maxWait} is null
      * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
@@ -106,6 +107,7 @@ public interface ZkLock extends Lock {
      * {@link ZkLease#commitIfHeld}): one {@code multi} behind a {@code check} of the hold's node, on
      * the hold's own session.
      *
+     * @param ops the write operations to apply together
      * @return the results of {@code ops}, in order
      * @throws IllegalMonitorStateException if the current thread does not hold this lock
      * @throws io.zkcoord.LockLostException if the hold's node is gone or the hold is known lost;
@@ -126,6 +128,7 @@ public interface ZkLock extends Lock {
      * was lost, until {@link #unlock()}, so that a late write carries its old token and is refused
      * by the resource.
      *
+     * @return the fencing token, a positive number
      * @throws IllegalMonitorStateException if the current thread does not hold this lock
      */
     long fencingToken();
@@ -136,6 +139,7 @@ public interface ZkLock extends Lock {
     /**
      * Adds a listener told, once per hold, when a hold of this lock is lost with its session.
      *
+     * @param listener the listener to add
      * @throws IllegalArgumentException if {@code listener} is null
      */
     void addLossListener(LockLossListener listener);

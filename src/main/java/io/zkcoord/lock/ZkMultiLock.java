@@ -84,7 +84,7 @@ public final class ZkMultiLock extends EngineLock implements ZkLock {
         List<String> valid = new ArrayList<>(paths.size());
         Set<String> seen = new HashSet<>();
         for (String path : paths) {
-            String p = QueuePaths.validate(path);
+            String p = QueuePaths.validate(NodeKind.MULTI.recipe(), path);
             if (!seen.add(p)) {
                 throw new IllegalArgumentException("path " + p + " is given twice");
             }

@@ -16,6 +16,9 @@ import java.util.List;
 public record CoordinationEvent(Recipe recipe, List<String> paths, Holder holder) {
 
     /**
+     * @param recipe the recipe that acquires or holds
+     * @param paths the path(s) concerned, in the recipe's order; several for a multi-lock
+     * @param holder what holds: a thread, a lease or a participant
      * @throws IllegalArgumentException if a component is null or {@code paths} is empty
      */
     public CoordinationEvent {
@@ -26,7 +29,12 @@ public record CoordinationEvent(Recipe recipe, List<String> paths, Holder holder
         paths = List.copyOf(paths);
     }
 
-    /** @return an event of a recipe on one path */
+    /**
+     * @param recipe the recipe that acquires or holds
+     * @param path the one path concerned
+     * @param holder what holds: a thread, a lease or a participant
+     * @return an event of a recipe on one path
+     */
     public static CoordinationEvent of(Recipe recipe, String path, Holder holder) {
         return new CoordinationEvent(recipe, List.of(path), holder);
     }

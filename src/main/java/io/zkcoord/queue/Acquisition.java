@@ -28,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * <h2>The protocol, top to bottom</h2>
  * <ol>
  *   <li><b>Session.</b> Take the client's live session, or wait (without a thread) for the next.
- *   <li><b>Enqueue.</b> Send {@code create <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL})
- *       and, without waiting for its reply, {@code getChildren <dir>}: the server runs one
+ *   <li><b>Enqueue.</b> Once the session has a create slot free ({@link CreateWindow}: at most
+ *       {@value CreateWindow#SIZE} creates in flight per session; the others wait in line, and an
+ *       acquisition abandoned there sends nothing), send {@code create
+ *       <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL}) and, without waiting for its
+ *       reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
  *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
  *       nodes) and the pair sent again. Several directories: one {@code multi} of creates, then
@@ -43,8 +46,9 @@ import org.slf4j.LoggerFactory;
  *       held everywhere, watch one node, or missing (then the attempt's other nodes are deleted and
  *       it queues again).
  *   <li><b>Watch</b> that one node ({@code getData} with a watch: no watch is left if it is already
- *       gone). Gone already: read again (step 4). Its watch fires: held if it was the only
- *       blocker, otherwise read again.
+ *       gone), through the session's one watcher of that node ({@link SharedWatches}), which every
+ *       acquisition waiting on the node shares. Gone already: read again (step 4). Its watch
+ *       fires: held if it was the only blocker, otherwise read again.
  *   <li><b>Grant</b>: complete the future with the nodes, their session and their czxid.
  * </ol>
  * A session that ends while waiting takes the node with it: the acquisition queues again in the
@@ -57,7 +61,11 @@ import org.slf4j.LoggerFactory;
  *   <li>A node made by this acquisition exists only while the acquisition waits or holds: abandon,
  *       failure and a one look that does not hold delete it in the background; a create whose
  *       outcome is unknown is looked for by its attempt id and deleted.
- *   <li>At most one watch at a time, on exactly the node the rule named.
+ *   <li>At most one watch at a time, on exactly the node the rule named. An acquisition that stops
+ *       waiting leaves its watch and sends nothing; the session's client holds at most one watcher
+ *       per node its acquisitions watched and that has not changed since.
+ *   <li>Abandoned, it sends no create any more; a create in flight is deleted when its reply
+ *       arrives.
  *   <li>{@link #result()} completes exactly once: with the {@link Grant}, with null (abandoned, or
  *       one look that did not hold), or exceptionally.
  * </ul>
@@ -73,7 +81,7 @@ public final class Acquisition {
     private enum State {
         /** Waiting for a live session (start, or the last one ended). */
         AWAITING_SESSION,
-        /** The create and the first read are on their way, or a delayed retry of them. */
+        /** Waiting for a create slot, or the create and the first read are on their way, or a delayed retry of them. */
         ENQUEUEING,
         /** Looking for the node of a create whose reply was lost. */
         RECOVERING,
@@ -102,6 +110,7 @@ public final class Acquisition {
     private final String dir;
     private final String kind;
     private final QueueRule rule;
+    private final QueueSessions sessions;
     private final boolean oneLook;
     private final byte[] data;
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
@@ -120,9 +129,11 @@ public final class Acquisition {
     private boolean createUnsettled;
     /** True while the reply to the current attempt's create is awaited: that reply settles it. */
     private boolean createInFlight;
-    /** The node watched now, and our watcher on it; null when not watching. */
-    private String watchedPath;
-    private StepWatcher watcher;
+    /** Our place in the session's line for a create slot, and that line; null unless waiting in it. */
+    private CreateWindow.Ticket createTicket;
+    private CreateWindow createLine;
+    /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
+    private SharedWatches.Subscription watching;
     /** Our nodes, one per directory in the set's order, once known; null before. */
     private List<String> ownPaths;
     private List<QueueNode> owns;
@@ -147,6 +158,7 @@ public final class Acquisition {
         this.dir = queues.toString();
         this.kind = kind;
         this.rule = rule;
+        this.sessions = QueueSessions.of(queue.services());
         this.oneLook = oneLook;
         this.data = data;
     }
@@ -206,6 +218,7 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 1. session
 
     private void awaitSession() {
+        leaveCreateLine();
         state = State.AWAITING_SESSION;
         int s = ++step;
         CompletableFuture<ZkSession> next = queue.services().session();
@@ -271,15 +284,60 @@ public final class Acquisition {
 
     // ------------------------------------------------------------------ 2. enqueue
 
+    /**
+     * Sends the create (and its pipelined read) once the session has a create slot free ({@link
+     * CreateWindow}): at once, or when a reply frees one. Abandoned before that, nothing is sent.
+     */
     private void sendCreate() {
         state = State.ENQUEUEING;
         int s = ++step;
-        createUnsettled = true;
-        createInFlight = true;
+        CreateWindow line = sessions.of(session).creates();
+        CreateWindow.Ticket ticket = line.take(() -> slotReached(s, line));
+        if (ticket == null) {
+            sendCreateNow(s, line);
+        } else {
+            createTicket = ticket;
+            createLine = line;
+        }
+    }
+
+    /** A create slot passed to this acquisition; false (the slot passes on) if it no longer wants it. */
+    private synchronized boolean slotReached(int s, CreateWindow line) {
+        if (s != step || state.terminal()) {
+            return false;
+        }
+        createTicket = null;
+        createLine = null;
+        sendCreateNow(s, line);
+        return true;
+    }
+
+    /** Leaves the line for a create slot, if in it: the create will not be sent. */
+    private void leaveCreateLine() {
+        if (createTicket != null) {
+            createLine.withdraw(createTicket);
+            createTicket = null;
+            createLine = null;
+        }
+    }
+
+    /** Sends the create, holding a slot of {@code line} that its reply gives back. */
+    private void sendCreateNow(int s, CreateWindow line) {
         ZkSession in = session;
         String attempt = prefix;
         try {
-            queues.create(in, attempt, data, (code, paths, czxid) -> created(s, in, attempt, code, paths, czxid));
+            queues.create(in, attempt, data, (code, paths, czxid) -> {
+                line.release();
+                created(s, in, attempt, code, paths, czxid);
+            });
+        } catch (RuntimeException e) {
+            line.release(); // nothing was sent
+            end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
+            return;
+        }
+        createUnsettled = true;
+        createInFlight = true;
+        try {
             // Pipelined: answered after the create, and sees its node.
             readChildren(in, null, s, false);
         } catch (RuntimeException e) {
@@ -434,12 +492,15 @@ public final class Acquisition {
     }
 
     /**
-     * Reads every queue ({@code getChildren}, or one {@code multi} of them), with {@code watcher}
-     * if not null; with the directory's stat when the directory has a guard (its czxid tells
-     * whether it is the one validated).
+     * Reads every queue ({@code getChildren}, or one {@code multi} of them), with the watcher of
+     * {@code watch} if not null; with the directory's stat when the directory has a guard (its
+     * czxid tells whether it is the one validated).
      */
-    private void readChildren(ZkSession in, Watcher watcher, int s, boolean armsQueueWatch) {
-        queues.read(in, watcher, queue.guard() != null, (code, children, dirCzxid) -> {
+    private void readChildren(ZkSession in, SharedWatches.Subscription watch, int s, boolean armsQueueWatch) {
+        queues.read(in, watch == null ? null : watch.watcher(), queue.guard() != null, (code, children, dirCzxid) -> {
+            if (watch != null) {
+                watch.answered(code);
+            }
             queueWatchArmed(s, armsQueueWatch, code);
             read(s, code, children, dirCzxid);
         });
@@ -557,18 +618,22 @@ public final class Acquisition {
         state = State.WATCHING;
         int s = ++step;
         String watched = watchedDir + "/" + watch.node().name();
-        StepWatcher watcher = new StepWatcher(this, s, watch.heldWhenGone(), false);
-        this.watchedPath = watched;
-        this.watcher = watcher;
+        boolean heldWhenGone = watch.heldWhenGone();
+        SharedWatches.Subscription sub = sessions.of(session).watches()
+                .watch(SharedWatches.Kind.DATA, watched, event -> watchFired(s, event, heldWhenGone));
+        watching = sub;
         try {
-            session.zooKeeper().getData(watched, watcher,
-                    (rc, path, ctx, bytes, stat) -> watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0), null);
+            session.zooKeeper().getData(watched, sub.watcher(), (rc, path, ctx, bytes, stat) -> {
+                sub.answered(Code.get(rc));
+                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0, watched);
+            }, null);
         } catch (RuntimeException e) {
+            sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
         }
     }
 
-    private synchronized void watchSet(int s, Code code, boolean promotedVersion) {
+    private synchronized void watchSet(int s, Code code, boolean promotedVersion, String watched) {
         if (s != step || state.terminal()) {
             return;
         }
@@ -579,15 +644,12 @@ public final class Acquisition {
             return; // wait for the watch
         }
         if (code == Code.NONODE) {
-            watchedPath = null; // no watch was set
-            watcher = null;
-            readQueue(); // gone already
+            readQueue(); // gone already (no watch was set)
         } else if (code == Code.SESSIONEXPIRED) {
             awaitSessionEnd();
         } else if (Requests.passing(code)) {
             retryLater(code, this::readQueue);
         } else if (code == Code.NOAUTH) {
-            String watched = watchedPath;
             end(State.FAILED, new NotAuthorizedException(watched, "read it, the node this acquisition waits behind"
                     + " (needs READ)", KeeperException.create(code, watched)));
         } else {
@@ -599,8 +661,7 @@ public final class Acquisition {
         if (s != step || state.terminal() || event.getType() == Watcher.Event.EventType.None) {
             return; // connection events: the client's state machine decides what they mean
         }
-        watchedPath = null; // a watch fires once
-        watcher = null;
+        watching = null; // a watch fires once, and told us it left
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
             successorMayWatch = true; // not read: assume one (only rules that announce care)
             grant();
@@ -618,11 +679,13 @@ public final class Acquisition {
         dropWatch();
         state = State.READING;
         int s = ++step;
-        StepWatcher watcher = new StepWatcher(this, s, false, true);
-        this.watcher = watcher;
+        SharedWatches.Subscription sub = sessions.of(session).watches()
+                .watch(SharedWatches.Kind.CHILDREN, queue.path(), event -> queueChanged(s, event));
+        watching = sub;
         try {
-            readChildren(session, watcher, s, true);
+            readChildren(session, sub, s, true);
         } catch (RuntimeException e) {
+            sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + dir + ": " + e.getMessage(), e));
         }
     }
@@ -635,54 +698,15 @@ public final class Acquisition {
     }
 
     /**
-     * Forgets the watch of an acquisition that no longer waits. Nothing is sent: the watcher stays
-     * registered in the client until its node changes, then fires once and is ignored (its step is
-     * stale). A {@code removeWatches} would save that one event, but one still pending when the
-     * connection drops makes ZooKeeper 3.9's client swallow its Disconnected event, hiding the
-     * outage from the session's state machine (found by ZkLeaderElectionTest).
+     * Stops waiting for the watch, if any. Nothing is sent: the session's one watcher of that node
+     * stays with ZooKeeper's client until the node changes, shared with whoever else waits on it,
+     * and the next wait on the node passes the same watcher ({@link SharedWatches}: why no {@code
+     * removeWatches}).
      */
     private void dropWatch() {
-        if (watcher != null) {
-            watcher.forget(); // the client keeps the small watcher object, not this acquisition
-        }
-        watchedPath = null;
-        watcher = null;
-    }
-
-    /**
-     * A watch of one step. It holds the acquisition only until the acquisition stops waiting for
-     * it ({@link #forget()}): the client keeps a forgotten watcher until its node changes, and it
-     * must not keep the acquisition alive meanwhile (a loop of short {@code tryLock}s against a lock
-     * held for hours would otherwise pile them up).
-     */
-    private static final class StepWatcher implements Watcher {
-        private volatile Acquisition acquisition;
-        private final int step;
-        private final boolean heldWhenGone;
-        private final boolean queue;
-
-        StepWatcher(Acquisition acquisition, int step, boolean heldWhenGone, boolean queue) {
-            this.acquisition = acquisition;
-            this.step = step;
-            this.heldWhenGone = heldWhenGone;
-            this.queue = queue;
-        }
-
-        void forget() {
-            acquisition = null;
-        }
-
-        @Override
-        public void process(WatchedEvent event) {
-            Acquisition a = acquisition;
-            if (a == null) {
-                return;
-            }
-            if (queue) {
-                a.queueChanged(step, event);
-            } else {
-                a.watchFired(step, event, heldWhenGone);
-            }
+        if (watching != null) {
+            watching.cancel();
+            watching = null;
         }
     }
 
@@ -696,6 +720,7 @@ public final class Acquisition {
         state = State.GRANTED;
         ++step;
         cancelSessionHook.run();
+        dropWatch(); // a watch of the queue that the granting read armed
         if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPaths.get(0), data);
         }
@@ -710,8 +735,7 @@ public final class Acquisition {
         owns = null;
         ownPaths = null;
         createUnsettled = false;
-        watchedPath = null; // went with the session
-        watcher = null;
+        dropWatch(); // the watch went with the session
         awaitSession(); // fails with IllegalStateException if the client closed
     }
 
@@ -728,6 +752,7 @@ public final class Acquisition {
         state = terminal;
         ++step;
         cancelSessionHook.run();
+        leaveCreateLine();
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {

@@ -117,14 +117,15 @@ public final class Leases {
         AtomicReference<Acquisition> current = new AtomicReference<>();
         Observer.Wait observed = host.queue().services().observer().started(host.observedAs(Holder.LEASE));
         user.whenComplete((lease, failure) -> {
-            // Nothing if granted or failed before. A future ended by orTimeout (or completed with a
-            // TimeoutException by the caller) is a timeout; any other completion is an abandon.
-            observed.ended(failure instanceof java.util.concurrent.TimeoutException ? WaitOutcome.TIMED_OUT
-                    : WaitOutcome.ABANDONED);
+            // Abandoned first: no request of it is sent once the end is told. Nothing if granted or
+            // failed before. A future ended by orTimeout (or completed with a TimeoutException by
+            // the caller) is a timeout; any other completion is an abandon.
             Acquisition a = current.get();
             if (a != null) {
                 a.abandon();
             }
+            observed.ended(failure instanceof java.util.concurrent.TimeoutException ? WaitOutcome.TIMED_OUT
+                    : WaitOutcome.ABANDONED);
         });
         before.get().whenComplete((v, failure) -> {
             if (failure != null) {

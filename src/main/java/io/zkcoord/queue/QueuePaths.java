@@ -9,30 +9,34 @@ public final class QueuePaths {
     }
 
     /**
+     * @param recipe what the path is for, as the message names it to the user ({@code "semaphore"},
+     *     {@code "mutex"}, ...): the message then reads "semaphore path must start with '/'"
+     * @param path the path to check
      * @return {@code path}, if it can name a lock directory
      * @throws IllegalArgumentException if null, empty, relative, ending with or doubling {@code /},
      *     containing characters ZooKeeper rejects, or inside {@code /zookeeper}
      */
-    public static String validate(String path) {
+    public static String validate(String recipe, String path) {
+        String what = recipe + " path";
         if (path == null || path.isEmpty()) {
-            throw new IllegalArgumentException("lock path must not be null or empty");
+            throw new IllegalArgumentException(what + " must not be null or empty");
         }
         if (!path.startsWith("/")) {
-            throw new IllegalArgumentException("lock path must start with '/': " + path);
+            throw new IllegalArgumentException(what + " must start with '/': " + path);
         }
         if (path.endsWith("/")) {
-            throw new IllegalArgumentException("lock path must not end with '/': " + path);
+            throw new IllegalArgumentException(what + " must not end with '/': " + path);
         }
         if (path.contains("//")) {
-            throw new IllegalArgumentException("lock path must not contain '//': " + path);
+            throw new IllegalArgumentException(what + " must not contain '//': " + path);
         }
         if (path.equals("/zookeeper") || path.startsWith("/zookeeper/")) {
-            throw new IllegalArgumentException("lock path must not be inside /zookeeper: " + path);
+            throw new IllegalArgumentException(what + " must not be inside /zookeeper: " + path);
         }
         try {
             PathUtils.validatePath(path);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid lock path " + path + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("invalid " + what + " " + path + ": " + e.getMessage(), e);
         }
         return path;
     }

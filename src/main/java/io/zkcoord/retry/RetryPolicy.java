@@ -30,6 +30,7 @@ public interface RetryPolicy {
      * @param base the delay before the first retry (before jitter); positive
      * @param max the cap of any delay; at least {@code base}
      * @param maxRetries how many retries at most; zero or more
+     * @return the policy, immutable and thread-safe
      * @throws IllegalArgumentException if an argument is null or out of range
      */
     static RetryPolicy exponentialBackoff(Duration base, Duration max, int maxRetries) {
@@ -41,6 +42,7 @@ public interface RetryPolicy {
      *
      * @param delay the delay before every retry; zero or more
      * @param maxRetries how many retries at most; zero or more
+     * @return the policy, immutable and thread-safe
      * @throws IllegalArgumentException if an argument is null or out of range
      */
     static RetryPolicy fixedDelay(Duration delay, int maxRetries) {
@@ -56,6 +58,7 @@ public interface RetryPolicy {
      * @param maxElapsed give up once the next try would begin later than this after the first
      *     one; positive
      * @param delay the delay before every retry; zero or more
+     * @return the policy, immutable and thread-safe
      * @throws IllegalArgumentException if an argument is null or out of range
      */
     static RetryPolicy untilElapsed(Duration maxElapsed, Duration delay) {
@@ -67,6 +70,7 @@ public interface RetryPolicy {
      * unreachable.
      *
      * @param delay the delay before every retry; zero or more
+     * @return the policy, immutable and thread-safe
      * @throws IllegalArgumentException if the delay is null or negative
      */
     static RetryPolicy forever(Duration delay) {
@@ -82,6 +86,8 @@ public interface RetryPolicy {
      * The policy {@link io.zkcoord.ZkClient.Builder} uses when none is given:
      * {@code exponentialBackoff(50 ms, 2 s, 10)}, which rides out a leader election (a few
      * seconds) and gives up after roughly 10 to 30 seconds without a server.
+     *
+     * @return the default policy, immutable and thread-safe
      */
     static RetryPolicy defaultPolicy() {
         return exponentialBackoff(Duration.ofMillis(50), Duration.ofSeconds(2), 10);

@@ -8,10 +8,9 @@ import org.apache.zookeeper.ZooKeeper;
  * than once. It must be safe to repeat: a read, a delete that accepts {@code NONODE}, a create that
  * accepts {@code NODEEXISTS}. Sequential creates are not, and recipes recover them themselves.
  *
- *
- * <p>Runs on the thread that asked for it (or on the client's background thread for {@link
- * io.zkcoord.ZkSession#callEventually}); it needs no synchronization of its own unless it shares
- * state with other threads.
+ * <p>Runs on the thread that called {@link io.zkcoord.ZkClient#call} or {@link
+ * io.zkcoord.ZkSession#call}, never on ZooKeeper's event thread; it needs no synchronization of its
+ * own unless it shares state with other threads.
  *
  * @param <T> what the call returns
  */

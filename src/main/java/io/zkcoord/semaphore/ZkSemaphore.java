@@ -92,7 +92,7 @@ public final class ZkSemaphore {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
-        this.path = QueuePaths.validate(path);
+        this.path = QueuePaths.validate("semaphore", path);
         // A holder that comes to hold with waiters behind it rewrites its node's data once to wake
         // the next in line: without WRITE on its own nodes that wake-up would be lost. Asked with
         // the shape of a queue node's path (an attempt id of zeros), as its create will ask.
@@ -127,6 +127,7 @@ public final class ZkSemaphore {
      * Acquires a lease, waiting at most {@code maxWait}, ZooKeeper calls included. {@link
      * Duration#ZERO} (or less) takes one look and never waits for a holder to leave.
      *
+     * @param maxWait how long to wait at most
      * @return the lease, or empty if none was granted in time (no node is left)
      * @throws IllegalArgumentException if {@code maxWait} is null
      * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
@@ -153,6 +154,8 @@ public final class ZkSemaphore {
      * thread, never ZooKeeper's. Cancelling the future, or completing it by any other means (such
      * as {@code orTimeout}), abandons the acquisition and deletes its node; a lease granted at that
      * instant is released.
+     *
+     * @return the future of the lease
      */
     public CompletableFuture<ZkLease> acquireAsync() {
         return leases.acquireAsync();

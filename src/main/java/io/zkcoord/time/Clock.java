@@ -16,6 +16,7 @@ public interface Clock {
     /**
      * Sleeps for about {@code nanos} nanoseconds; returns at once when {@code nanos <= 0}.
      *
+     * @param nanos how long to sleep
      * @throws InterruptedException if the thread is interrupted, with its interrupt status cleared
      */
     void sleep(long nanos) throws InterruptedException;

@@ -27,9 +27,11 @@ import org.apache.curator.test.TestingServer;
  *       their threads and heap, and how fast they are granted in turn.
  *   <li>The semaphore ({@code semaphore}): what one release and one holder's session expiry cost
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
+ *   <li>Shards ({@code shards}): what a join, a leave and a death cost the ensemble, and the time
+ *       until the shards are balanced again, at 10 to 1,000 shards over 3 and 10 members.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending semaphore multi} (all but {@code pending} by
+ * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards} (all but {@code pending} by
  * default).
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
@@ -43,10 +45,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi");
+            "semaphore", "multi", "shards");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi");
+            "semaphore", "multi", "shards");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -117,6 +119,9 @@ public final class Benchmarks {
             MultiLockBench multiLock = new MultiLockBench(connect, counters, out, progress);
             if (sections.contains("multi")) {
                 multiLock.run();
+            }
+            if (sections.contains("shards")) {
+                new ShardBench(connect, counters, out, progress).run();
             }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");

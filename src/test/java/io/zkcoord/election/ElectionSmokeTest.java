@@ -105,6 +105,53 @@ class ElectionSmokeTest {
         }
     }
 
+    /**
+     * Three listeners, the middle one closes the election inside elected(): each listener's calls
+     * still alternate. The first and the closer hear elected then revoked(CLOSED); the third, not yet
+     * told elected when the election closed, hears nothing (it never believes it leads).
+     */
+    @Test
+    void closeFromOneListenerKeepsEveryListenerInTurn() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             ZkClient a = ZkClient.builder().connectString(server.getConnectString()).build()) {
+            ZkLeaderElection ea = new ZkLeaderElection(a, "/smoke/close-in-one-listener", "a");
+            List<String> first = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> closer = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> third = java.util.Collections.synchronizedList(new ArrayList<>());
+            ea.addListener(recording(first, () -> { }));
+            ea.addListener(recording(closer, ea::close));
+            ea.addListener(recording(third, () -> { }));
+            ea.start();
+            Await.until("the closer heard elected then revoked(CLOSED)", Duration.ofSeconds(10),
+                    () -> closer.equals(List.of("elected", "revoked CLOSED")));
+            assertFalse(ea.isLeader());
+            // The third listener would be told at once, on the thread that runs the closer, if at all.
+            try {
+                Await.holds("the listener after the closer hears nothing", Duration.ofMillis(500), third::isEmpty);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; it heard " + third, e);
+            }
+            assertEquals(List.of("elected", "revoked CLOSED"), first, "the listener before the closer");
+            assertEquals(List.of("elected", "revoked CLOSED"), closer, "the closer");
+        }
+    }
+
+    /** A listener that records what it hears and runs {@code onElected} after recording elected. */
+    private static LeadershipListener recording(List<String> heard, Runnable onElected) {
+        return new LeadershipListener() {
+            @Override
+            public void elected(long epoch) {
+                heard.add("elected");
+                onElected.run();
+            }
+
+            @Override
+            public void revoked(long epoch, RevokeReason reason) {
+                heard.add("revoked " + reason);
+            }
+        };
+    }
+
     private static List<String> ids(ZkLeaderElection e) {
         try {
             return e.participants().stream().map(Participant::id).toList();

@@ -242,14 +242,42 @@ class InspectorTest {
         assertEquals(List.of(true, false), s.entries().stream().map(QueueSnapshot.Entry::holding).toList());
     }
 
-    /** A directory that does not exist gives an empty snapshot, in one request. */
+    /** A directory that does not exist gives an empty snapshot that says it does not exist, in one request. */
     @Test
     void missingDirectory() throws Exception {
         QueueSnapshot s = Inspector.inspect(inspector, "/inspect/never/made");
         assertEquals("/inspect/never/made", s.path());
         assertEquals(List.of(), s.entries());
+        assertFalse(s.exists(), "a missing directory is reported missing");
+        assertTrue(s.isQueueDirectory());
         long cost = requests(() -> Inspector.inspect(inspector, "/inspect/never/made"));
         assertEquals(1, cost, "one getChildren");
+    }
+
+    /**
+     * A parent of lock directories is no lock directory: its children are reported as not queue
+     * nodes, it does not count as one; an existing empty directory exists and counts as one.
+     */
+    @Test
+    void parentOfLockDirectories() throws Exception {
+        ZkClient c = client();
+        try (ZkLease a = new ZkMutex(c, "/inspect/parent/a").acquire();
+                ZkLease b = new ZkMutex(c, "/inspect/parent/b").acquire()) {
+            QueueSnapshot parent = Inspector.inspect(inspector, "/inspect/parent");
+            assertTrue(parent.exists());
+            assertFalse(parent.isQueueDirectory(), parent.toString());
+            assertEquals(List.of("a", "b"), parent.notQueueNodes().stream().map(QueueSnapshot.Entry::nodeName).toList());
+            assertTrue(parent.holders().isEmpty());
+
+            QueueSnapshot lock = Inspector.inspect(inspector, "/inspect/parent/a");
+            assertTrue(lock.exists());
+            assertTrue(lock.isQueueDirectory());
+            assertEquals(List.of(), lock.notQueueNodes());
+        }
+        c.zooKeeper().create("/inspect/empty", null, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        QueueSnapshot empty = Inspector.inspect(inspector, "/inspect/empty");
+        assertTrue(empty.exists());
+        assertTrue(empty.isQueueDirectory());
     }
 
     /**
@@ -272,6 +300,9 @@ class InspectorTest {
             assertEquals(List.of(nameOf(holder.nodePath()), odd, "a-lock-like-name", "notes"),
                     s.entries().stream().map(QueueSnapshot.Entry::nodeName).toList());
             assertEquals(List.of(true, false, false, false), s.entries().stream().map(QueueSnapshot.Entry::holding).toList());
+            assertTrue(s.isQueueDirectory(), "a lock directory with foreign children is still one");
+            assertEquals(List.of("a-lock-like-name", "notes"),
+                    s.notQueueNodes().stream().map(QueueSnapshot.Entry::nodeName).toList());
             QueueSnapshot.Entry oddEntry = s.entries().get(1);
             assertEquals("lock", oddEntry.kind());
             assertTrue(oddEntry.sequence() > 0);

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
 import io.zkcoord.faults.FaultFixtures;
 import io.zkcoord.faults.InvariantChecker;
 import io.zkcoord.faults.LockThread;
+import io.zkcoord.testing.Await;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +42,7 @@ class CreateRecoveryFaultTest {
 
     private static final Duration SESSION = Duration.ofSeconds(10);
     private static final Duration WAIT = Duration.ofSeconds(30);
-    /** How long the broken variant waits for a lock its own orphan blocks. */
+    /** How long the broken variant watches an exclusive lock not being granted behind its own orphan. */
     private static final Duration BLOCKED = Duration.ofSeconds(2);
 
     /** The side of a lock that the client under test takes, and the exclusive side its rival tries. */
@@ -128,9 +130,13 @@ class CreateRecoveryFaultTest {
     }
 
     /**
-     * With the recovery switched off, the same lost create reply leaves an orphan: the client either never
-     * gets the lock (its own orphan is ahead of it) or holds it with two nodes; after unlock the orphan
-     * stays and a rival cannot get in. So {@link #adoptsTheNodeOfALostCreate} does catch a missing recovery.
+     * With the recovery switched off, the same lost create reply leaves an orphan: an exclusive lock waits
+     * behind its own orphan, a reader holds with two nodes; after the hold or the wait ends the orphan stays
+     * and a rival cannot get in. So {@link #adoptsTheNodeOfALostCreate} does catch a missing recovery.
+     *
+     * <p>Every wait here is for a condition (the reconnection can take seconds on a busy machine); the one
+     * bounded observation, "the exclusive lock is not granted", starts only once both of the client's nodes
+     * exist, so a slow machine can only make it easier to pass, never fail it.
      */
     @ParameterizedTest
     @EnumSource(Kind.class)
@@ -146,25 +152,30 @@ class CreateRecoveryFaultTest {
             ZkLock lock = kind.of(a, dir);
             CompletableFuture<Void> cut = proxy.cutAfterNextCreate();
 
-            int nodesWhileHeld = holder.call(() -> {
-                if (!lock.tryLock(BLOCKED.toMillis(), TimeUnit.MILLISECONDS)) {
-                    return 0;
-                }
-                try {
-                    return FaultFixtures.nodesOf(server.observer(), dir, session).size();
-                } finally {
-                    lock.unlock();
-                }
-            });
-            cut.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("S4 broken {}: held={}, nodes of the client while held={}", kind, nodesWhileHeld > 0, nodesWhileHeld);
             if (kind == Kind.READ) {
+                int nodesWhileHeld = holder.call(() -> {
+                    assertTrue(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS),
+                            "a reader is not blocked by its orphan: it holds once the client has reconnected");
+                    try {
+                        return FaultFixtures.nodesOf(server.observer(), dir, session).size();
+                    } finally {
+                        lock.unlock();
+                    }
+                });
+                cut.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                log.info("S4 broken {}: nodes of the client while held={}", kind, nodesWhileHeld);
                 assertEquals(2, nodesWhileHeld, "a reader is not blocked by its orphan, but holds with two nodes");
             } else {
-                assertEquals(0, nodesWhileHeld, "an exclusive lock waits behind its own orphan");
+                CompletableFuture<ZkLease> pending = lock.acquireAsync();
+                cut.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                Await.until("the client made a second node behind its orphan", WAIT,
+                        () -> FaultFixtures.nodesOf(server.observer(), dir, session).size() == 2);
+                Await.holds("an exclusive lock waits behind its own orphan", BLOCKED, () -> !pending.isDone());
+                pending.cancel(true);
+                log.info("S4 broken {}: waited behind the orphan, gave up", kind);
             }
-            List<String> left = FaultFixtures.nodesOf(server.observer(), dir, session);
-            assertEquals(1, left.size(), "the orphan stays after unlock: " + left);
+            Await.until("only the orphan stays once the hold or the wait is over", WAIT,
+                    () -> FaultFixtures.nodesOf(server.observer(), dir, session).size() == 1);
             assertFalse(kind.rival(b, dir).tryLock(), "the orphan keeps a rival out");
         } finally {
             io.zkcoord.queue.QueueDirectory.recoverLostCreates = true;

@@ -302,7 +302,9 @@ final class Checker {
         Long healed = null;
         Set<String> workloads = new HashSet<>();
         for (Event e : events) {
-            if (!e.process().equals("nemesis") && !e.workload().isEmpty()) {
+            // Liveness is asked of the workloads that acquire (a shard member's own name only joins and leaves).
+            if (!e.process().equals("nemesis") && !e.workload().isEmpty()
+                    && (e.is("invoke", "acquire") || e.is("ok", "acquire") || e.is("event", "elected"))) {
                 workloads.add(e.workload());
             }
         }

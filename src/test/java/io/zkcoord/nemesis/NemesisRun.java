@@ -185,6 +185,14 @@ final class NemesisRun {
                 createIfMissing(zk, register, Register.initial());
             }
             // the recipes create their directories (a semaphore's carries its permit count)
+            if (w.equals("shards")) {
+                // the shard locks and the members; the group's coordinator election and assignment stay
+                for (int k = 0; k < ShardWorkload.SHARDS; k++) {
+                    holdDirs.add(BASE + "/shards/group/shard-" + k);
+                }
+                holdDirs.add(BASE + "/shards/group/members");
+                continue;
+            }
             String holdDir = BASE + "/" + w + (w.equals("election") ? "/election" : w.equals("multi") ? "/lock-a"
                     : "/lock");
             if (!w.equals("unlocked")) {
@@ -202,6 +210,10 @@ final class NemesisRun {
     private static List<String> registers(String w) {
         if (w.equals("multi")) {
             return MultiLockWorkload.KEYS.stream().map(k -> BASE + "/multi/register-" + k).toList();
+        }
+        if (w.equals("shards")) {
+            return java.util.stream.IntStream.range(0, ShardWorkload.SHARDS)
+                    .mapToObj(k -> ShardWorkload.register(BASE + "/shards", k)).toList();
         }
         return List.of(BASE + "/" + w + "/register");
     }
@@ -234,7 +246,7 @@ final class NemesisRun {
         clients.forEach(c -> files.addAll(c.histories()));
         try {
             List<History.Event> events = History.read(files);
-            for (String w : workloads) {
+            for (String w : checked(workloads)) {
                 boolean granted = events.stream().anyMatch(e -> e.workload().equals(w) && e.time() > since
                         && (e.is("ok", "acquire") || e.is("event", "elected")));
                 if (!granted) {
@@ -245,6 +257,19 @@ final class NemesisRun {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** @return the names the checker sees: {@code shards} stands for one workload per shard */
+    static List<String> checked(List<String> workloads) {
+        List<String> names = new ArrayList<>();
+        for (String w : workloads) {
+            if (w.equals("shards")) {
+                names.addAll(ShardWorkload.names());
+            } else {
+                names.add(w);
+            }
+        }
+        return names;
     }
 
     /**

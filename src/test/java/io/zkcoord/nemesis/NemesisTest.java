@@ -29,7 +29,8 @@ class NemesisTest {
     static final Duration SESSION = Duration.ofSeconds(4);
 
     /** Every recipe the toolkit has. */
-    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi");
+    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi",
+            "shards");
 
     @Test
     @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
@@ -40,7 +41,7 @@ class NemesisTest {
         NemesisRun.Outcome outcome = NemesisRun.run(config);
         System.out.println(outcome.table());
         assertEquals(List.of(), outcome.result().violations(), outcome.table());
-        for (String w : WORKLOADS) {
+        for (String w : NemesisRun.checked(WORKLOADS)) {
             Checker.Stats s = outcome.result().stats().get(w);
             assertTrue(s != null && s.grants > 0, w + " was never granted: " + outcome.table());
         }

@@ -1,5 +1,8 @@
 package io.zkcoord.cli;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * The exit statuses of {@code zkcoord} itself. {@code run} otherwise exits with its command's
  * status. The values come from {@code sysexits.h} (64-78), which ordinary commands rarely use, so a
@@ -9,7 +12,7 @@ final class ExitStatus {
 
     /** Done; for {@code run}, also the command's own 0. */
     static final int OK = 0;
-    /** Bad arguments: a one-line error and the usage on stderr. */
+    /** Bad arguments: a one-line error (and the usage, for a command line picocli cannot parse) on stderr. */
     static final int USAGE = 2;
     /** ZooKeeper could not be reached (or refused) in time: nothing was run. */
     static final int UNAVAILABLE = 69;
@@ -26,18 +29,39 @@ final class ExitStatus {
     /** {@code run}: the command was not found (as a shell reports it). */
     static final int NOT_FOUND = 127;
 
-    /** The table printed by {@code --help}. */
-    static final String[] HELP = {
-        "  0    done (run: the command exited 0)",
-        "  2    bad arguments",
-        "  69   ZooKeeper not reachable within --connect-timeout, or it refused",
-        "  75   run: not acquired within --wait; the command was not started",
-        "  76   run: the lock was lost while the command ran; it was sent SIGTERM (SIGKILL after --grace)",
-        "  126  run: the command could not be executed",
-        "  127  run: the command was not found",
-        "  else run: the command's own exit status (128+N if a signal N ended it)",
-    };
-
     private ExitStatus() {
+    }
+
+    /** @return the statuses {@code zkcoord inspect} can exit with, for its {@code --help} */
+    static Map<String, String> forInspect() {
+        Map<String, String> codes = new LinkedHashMap<>();
+        codes.put("0", "done");
+        codes.put("2", "bad arguments");
+        codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
+        return codes;
+    }
+
+    /** @return the statuses {@code zkcoord run} can exit with, for its {@code --help} */
+    static Map<String, String> forRun() {
+        Map<String, String> codes = new LinkedHashMap<>();
+        codes.put("0", "the command exited 0");
+        codes.put("2", "bad arguments");
+        codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
+        codes.put("75", "not acquired within --wait; the command was not started");
+        codes.put("76", "the lock was lost while the command ran; it was sent SIGTERM (SIGKILL after --grace)");
+        codes.put("126", "the command could not be executed");
+        codes.put("127", "the command was not found");
+        codes.put("else", "the command's own exit status (128+N if a signal N ended it)");
+        return codes;
+    }
+
+    /** @return every status, for {@code zkcoord --help} */
+    static Map<String, String> forAll() {
+        Map<String, String> codes = new LinkedHashMap<>();
+        codes.put("0", "done (run: the command exited 0)");
+        codes.put("2", "bad arguments");
+        codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
+        forRun().forEach((code, meaning) -> codes.putIfAbsent(code, "run: " + meaning));
+        return codes;
     }
 }

@@ -1,9 +1,13 @@
 package io.zkcoord.cli;
 
 import io.zkcoord.ZkClient;
+import io.zkcoord.group.Member;
+import io.zkcoord.group.ZkGroup;
 import io.zkcoord.inspect.Inspector;
 import io.zkcoord.inspect.QueueSnapshot;
+import io.zkcoord.shard.ShardSnapshot;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,7 +19,11 @@ import picocli.CommandLine.Parameters;
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
             "Shows who holds the lock (semaphore, election, ...) at PATH, since when, and who waits, in queue order.",
-            "Works for every zkcoord recipe's directory; two ZooKeeper reads whatever the queue length."
+            "Works for every zkcoord recipe's directory; two ZooKeeper reads whatever the queue length.",
+            "A group's directory (ZkGroup) shows its members; a shard path (ZkShardMember) its members, the shards",
+            "each owns now with their tokens, and the shards the coordinator assigned to each.",
+            "Says so when PATH does not exist (nothing holds or waits there: the locks delete an idle lock's "
+                + "directory), and when it is not a lock directory (a parent of lock directories, say)."
         })
 final class InspectCommand implements Callable<Integer> {
 
@@ -33,13 +41,33 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        QueueSnapshot snapshot;
+        connection.require();
+        String text;
         try (ZkClient client = connection.open()) {
-            snapshot = Inspector.inspect(client, path);
+            text = describe(client);
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.print(json ? SnapshotFormat.json(snapshot) : SnapshotFormat.table(snapshot));
+        out.print(text);
         out.flush();
         return ExitStatus.OK;
+    }
+
+    /**
+     * A shard path (it has an {@code assignment} node) shows its members and owners; a group's
+     * directory (only member nodes) its members; anything else the queue snapshot.
+     */
+    private String describe(ZkClient client) throws InterruptedException {
+        ShardSnapshot shards = Inspector.shards(client, path);
+        if (shards.shards() > 0) {
+            return json ? MembershipFormat.shardJson(shards) : MembershipFormat.shardTable(shards);
+        }
+        QueueSnapshot snapshot = Inspector.inspect(client, path);
+        boolean group = snapshot.exists() && !snapshot.notQueueNodes().isEmpty() && !snapshot.isQueueDirectory()
+                && snapshot.notQueueNodes().stream().allMatch(e -> ZkGroup.memberIdOf(e.nodeName()).isPresent());
+        if (group) {
+            List<Member> members = Inspector.group(client, path);
+            return json ? MembershipFormat.groupJson(path, members) : MembershipFormat.groupTable(path, members);
+        }
+        return json ? SnapshotFormat.json(snapshot) : SnapshotFormat.table(snapshot);
     }
 }

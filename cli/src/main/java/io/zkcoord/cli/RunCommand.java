@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -35,7 +36,14 @@ import picocli.CommandLine.Parameters;
  * client presumed so after a session timeout without any server), when the lease reports its loss,
  * or when the connection stays {@code SUSPENDED} for longer than the grace. The command is then
  * sent SIGTERM ({@link Process#destroy()}); if it still runs after the grace, it and every process
- * it started get SIGKILL ({@link Process#destroyForcibly()}); zkcoord exits 76.
+ * it started get SIGKILL ({@link Process#destroyForcibly()}, and its process group through the
+ * {@link Watchdog}); zkcoord exits 76.
+ *
+ * <p>Signals to zkcoord (SIGTERM, SIGINT, SIGHUP) run a shutdown hook: while the command runs, it
+ * is stopped as above and the lock released before the JVM exits; before it runs, the client is
+ * closed, so the queue node goes at once. Against the signals no hook sees (SIGKILL, a crash), the
+ * command runs in a process group of its own that a {@link Watchdog} outside the JVM kills when
+ * zkcoord dies.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
@@ -103,17 +111,28 @@ final class RunCommand implements Callable<Integer> {
 
     private PrintWriter err;
     /**
-     * Counted down once the lock is released and the client closed: a shutdown hook (zkcoord got
-     * SIGTERM) waits for it, or the JVM would halt before the release and the lock would stay held
-     * until the session timed out.
+     * Counted down once the lock is released and the client closed: the shutdown hook (zkcoord got
+     * SIGTERM or SIGINT) waits for it, or the JVM would halt before the release and the lock would
+     * stay held until the session timed out.
      */
-    private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
+    /** Why the lock was lost when its session ended (expired, or presumed so), whoever noticed first. */
+    private static final String SESSION_ENDED = "the ZooKeeper session of the lock ended";
     /** How long a shutdown waits for the release after the command stopped. */
     private static final long RELEASE_ON_SHUTDOWN_SECONDS = 5;
+
+    /** Guards {@link #stopping}, {@link #running} and {@link #watchdog} between the main thread and the hook. */
+    private final Object state = new Object();
+    /** Set by the shutdown hook: no command may start after it. */
+    private boolean stopping;
+    /** The command, once started. */
+    private Process running;
+    private Watchdog watchdog;
 
     @Override
     public Integer call() throws Exception {
         err = spec.commandLine().getErr();
+        connection.require();
         if (target.semaphore != null && target.semaphore.permits < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--permits must be at least 1, was " + target.semaphore.permits);
@@ -124,14 +143,23 @@ final class RunCommand implements Callable<Integer> {
             t.setDaemon(true);
             return t;
         });
-        try (ZkClient client = connection.open()) {
+        ZkClient client = connection.open();
+        Thread hook = new Thread(() -> shutDown(client), "zkcoord-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (client) {
             Optional<ZkLease> acquired;
             try {
                 acquired = acquire(client);
-            } catch (IllegalStateException e) {
-                // A semaphore whose directory records another permit count; a closed client.
-                say(e.getMessage());
-                return ExitStatus.USAGE;
+            } catch (RuntimeException e) {
+                if (isStopping()) {
+                    return ExitStatus.OK; // the hook closed the client; the JVM exits with the signal's status
+                }
+                if (e instanceof IllegalStateException) {
+                    // A semaphore whose directory records another permit count.
+                    say(e.getMessage());
+                    return ExitStatus.USAGE;
+                }
+                throw e;
             }
             if (acquired.isEmpty()) {
                 say(describe() + " not acquired within " + Durations.format(maxWait) + "; " + command.get(0)
@@ -146,6 +174,44 @@ final class RunCommand implements Callable<Integer> {
         } finally {
             timer.shutdownNow();
             finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running
+            }
+        }
+    }
+
+    /**
+     * The shutdown hook (zkcoord got SIGTERM, SIGINT or SIGHUP). While the command runs: it gets
+     * SIGTERM (SIGKILL after the grace), and the hook waits for the main thread's release. Before
+     * it runs (connecting, or waiting in the queue): the client is closed, which ends the session
+     * and so deletes the queue node at once, instead of leaving it to block the waiters behind until
+     * the session times out.
+     */
+    private void shutDown(ZkClient client) {
+        Process process;
+        Watchdog dog;
+        synchronized (state) {
+            stopping = true;
+            process = running;
+            dog = watchdog;
+        }
+        if (process != null) {
+            stop(process, dog, "zkcoord was asked to stop");
+        } else {
+            client.close();
+        }
+        try {
+            finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean isStopping() {
+        synchronized (state) {
+            return stopping;
         }
     }
 
@@ -185,7 +251,7 @@ final class RunCommand implements Callable<Integer> {
                             suspended = null;
                         }
                     }
-                    case LOST -> lost.complete("the ZooKeeper session was lost");
+                    case LOST -> lost.complete(SESSION_ENDED);
                     case CLOSED -> lost.complete("the ZooKeeper client closed");
                 }
             }
@@ -194,7 +260,7 @@ final class RunCommand implements Callable<Integer> {
         if (client.state() == ConnectionState.SUSPENDED) {
             listener.stateChanged(ConnectionState.SUSPENDED);
         }
-        lease.whenLost().thenRun(() -> lost.complete("the ZooKeeper session of the lock ended"));
+        lease.whenLost().thenRun(() -> lost.complete(SESSION_ENDED));
         if (!lease.isValid()) {
             lost.complete("the lock was lost before the command started");
         }
@@ -206,50 +272,59 @@ final class RunCommand implements Callable<Integer> {
             say(describe() + " lost before " + command.get(0) + " started: " + lost.join());
             return ExitStatus.LOCK_LOST;
         }
-        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
-        pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
-        pb.environment().put("ZKCOORD_LOCK_PATH", path);
-        pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
-        Process process;
-        try {
-            process = pb.start();
-        } catch (IOException e) {
-            String m = String.valueOf(e.getMessage());
-            say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage() : m));
-            return m.contains("error=2,") ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
+        Optional<String> unrunnable = Executables.problem(command.get(0));
+        if (unrunnable.isPresent()) {
+            say("cannot run " + command.get(0) + ": " + unrunnable.get());
+            return unrunnable.get().equals(Executables.NOT_FOUND) ? ExitStatus.NOT_FOUND : ExitStatus.CANNOT_EXECUTE;
         }
-        Thread forward = new Thread(() -> {
-            stop(process, "zkcoord was asked to stop");
-            try {
-                finished.await(RELEASE_ON_SHUTDOWN_SECONDS, TimeUnit.SECONDS); // the release, then halt
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "zkcoord-shutdown");
-        Runtime.getRuntime().addShutdownHook(forward);
-        try {
-            CompletableFuture.anyOf(process.onExit(), lost).join();
-            if (lost.isDone()) {
-                if (process.isAlive()) {
-                    stop(process, describe() + " lost: " + lost.join());
-                } else {
-                    say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
-                            + process.exitValue());
+        try (Watchdog dog = Watchdog.start()) {
+            ProcessBuilder pb = new ProcessBuilder(dog.wrap(command)).inheritIO();
+            pb.environment().put("ZKCOORD_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+            pb.environment().put("ZKCOORD_LOCK_PATH", path);
+            pb.environment().put("ZKCOORD_LOCK_NODE", lease.nodePath());
+            Process process;
+            synchronized (state) {
+                if (stopping) {
+                    return ExitStatus.OK; // a signal came first; the JVM exits with its status
                 }
-                return ExitStatus.LOCK_LOST;
+                try {
+                    process = pb.start();
+                } catch (IOException e) {
+                    say("cannot run " + command.get(0) + ": " + (e.getCause() != null ? e.getCause().getMessage()
+                            : e.getMessage()));
+                    return ExitStatus.CANNOT_EXECUTE;
+                }
+                running = process;
+                watchdog = dog;
             }
-            return process.exitValue();
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(forward);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: it stops the command
-            }
+            return supervise(process, dog, lost);
+        } catch (IOException e) {
+            say("cannot start the watchdog that stops " + command.get(0) + " if zkcoord dies (" + e.getMessage()
+                    + "); " + command.get(0) + " not started");
+            return ExitStatus.CANNOT_EXECUTE;
         }
     }
 
-    /** SIGTERM to the command; after the grace, SIGKILL to it and every process it started. */
-    private void stop(Process process, String why) {
+    /** Waits for the command's end or the lock's loss; returns zkcoord's exit status. */
+    private int supervise(Process process, Watchdog dog, CompletableFuture<String> lost) {
+        CompletableFuture.anyOf(process.onExit(), lost).join();
+        if (lost.isDone()) {
+            if (process.isAlive()) {
+                stop(process, dog, describe() + " lost: " + lost.join());
+            } else {
+                say(describe() + " lost: " + lost.join() + "; " + command.get(0) + " had already exited with "
+                        + process.exitValue());
+            }
+            return ExitStatus.LOCK_LOST;
+        }
+        return process.exitValue();
+    }
+
+    /**
+     * SIGTERM to the command; after the grace, SIGKILL to it and every process it started (its
+     * descendants, and everything left in its process group).
+     */
+    private void stop(Process process, Watchdog watchdog, String why) {
         if (!process.isAlive()) {
             return;
         }
@@ -258,7 +333,7 @@ final class RunCommand implements Callable<Integer> {
         process.destroy();
         try {
             if (process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
-                killLeftovers(descendants);
+                killLeftovers(descendants, watchdog);
                 return;
             }
         } catch (InterruptedException e) {
@@ -268,13 +343,14 @@ final class RunCommand implements Callable<Integer> {
                 + " after SIGTERM; sending SIGKILL");
         descendants = process.descendants().toList();
         process.destroyForcibly();
-        killLeftovers(descendants);
+        killLeftovers(descendants, watchdog);
         process.onExit().join();
     }
 
     /** SIGKILL to processes the command started that are still alive: nothing runs on after the lock. */
-    private static void killLeftovers(List<ProcessHandle> descendants) {
+    private static void killLeftovers(List<ProcessHandle> descendants, Watchdog watchdog) {
         descendants.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+        watchdog.killGroup();
     }
 
     private String describe() {

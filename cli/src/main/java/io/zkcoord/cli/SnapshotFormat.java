@@ -14,29 +14,50 @@ final class SnapshotFormat {
     private SnapshotFormat() {
     }
 
+    /** Above this many, the names of children that are not queue nodes are cut short. */
+    private static final int NAMES_SHOWN = 20;
+
     /**
-     * One line of summary, then one row per node in queue order: holding or waiting, the kind, how
-     * long it has held or waited (from the node's creation to the read), its fencing token and
-     * session in hex, the owner's host, process and thread, and the node's name.
+     * One line of summary, then one row per queue node in queue order: holding or waiting, the
+     * kind, how long it has held or waited (from the node's creation to the read), its fencing
+     * token (decimal, as the API, the environment of {@code run} and the logs give it), its session
+     * (hex, as ZooKeeper writes session ids), the owner's host, process and thread, and the node's
+     * name. Children that are not queue nodes are named on a line of their own after the rows. A
+     * path that does not exist, or that holds only such children (a parent of lock directories),
+     * is said to be so in the summary line, with no table.
      */
     static String table(QueueSnapshot s) {
         StringBuilder b = new StringBuilder();
-        long holding = s.entries().stream().filter(Entry::holding).count();
         b.append(s.path()).append(": ");
-        if (s.entries().isEmpty()) {
+        if (!s.exists()) {
+            b.append("does not exist: nothing holds or waits there (an idle lock's directory is deleted, so this is "
+                    + "also what an idle lock looks like) (read at ").append(s.readAt()).append(")\n");
+            return b.toString();
+        }
+        List<Entry> others = s.notQueueNodes();
+        if (!s.isQueueDirectory()) {
+            b.append("not a lock directory: it holds ").append(count(others.size(), "node"))
+                    .append(" that ").append(others.size() == 1 ? "is not a queue node" : "are not queue nodes")
+                    .append(" (sub-directories such as lock directories, or other data): ").append(names(others))
+                    .append(" (read at ").append(s.readAt()).append(")\n");
+            return b.toString();
+        }
+        List<Entry> queue = s.entries().stream().filter(e -> !e.kind().isEmpty()).toList();
+        if (queue.isEmpty()) {
             b.append("nobody holds or waits (read at ").append(s.readAt()).append(")\n");
             return b.toString();
         }
-        b.append(holding).append(" holding, ").append(s.entries().size() - holding).append(" waiting (read at ")
+        long holding = queue.stream().filter(Entry::holding).count();
+        b.append(holding).append(" holding, ").append(queue.size() - holding).append(" waiting (read at ")
                 .append(s.readAt()).append(")\n");
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADER);
-        for (Entry e : s.entries()) {
+        for (Entry e : queue) {
             rows.add(new String[] {
                 e.holding() ? "HOLDING" : "waiting",
-                orDash(e.kind()),
+                e.kind(),
                 Durations.format(Duration.between(e.created(), s.readAt())),
-                "0x" + Long.toHexString(e.fencingToken()),
+                Long.toString(e.fencingToken()),
                 e.sessionId() == 0 ? "-" : "0x" + Long.toHexString(e.sessionId()),
                 orDash(e.ownerHost()),
                 e.ownerPid() < 0 ? "-" : Long.toString(e.ownerPid()),
@@ -44,33 +65,36 @@ final class SnapshotFormat {
                 e.nodeName(),
             });
         }
-        int[] widths = new int[HEADER.length];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                widths[i] = Math.max(widths[i], row[i].length());
-            }
-        }
-        for (String[] row : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < row.length; i++) {
-                line.append(row[i]);
-                if (i < row.length - 1) {
-                    line.append(" ".repeat(widths[i] - row[i].length() + 2));
-                }
-            }
-            b.append(line.toString().stripTrailing()).append('\n');
+        b.append(Columns.render(rows));
+        if (!others.isEmpty()) {
+            b.append("also ").append(count(others.size(), "node")).append(" that ")
+                    .append(others.size() == 1 ? "is not a queue node" : "are not queue nodes").append(": ")
+                    .append(names(others)).append('\n');
         }
         return b.toString();
     }
 
-    /** The snapshot as one JSON object: {@code path}, {@code readAt}, {@code entries} in queue order. */
+    /**
+     * The snapshot as one JSON object: {@code path}, {@code readAt}, {@code exists}, {@code
+     * lockDirectory} (false for a path that holds only children that are not queue nodes), {@code
+     * entries} (the queue nodes in queue order; {@code fencingToken} is a decimal number) and
+     * {@code notQueueNodes} (the names of the other children).
+     */
     static String json(QueueSnapshot s) {
         StringBuilder b = new StringBuilder();
         b.append("{\"path\":").append(string(s.path()))
                 .append(",\"readAt\":").append(string(s.readAt().toString()))
-                .append(",\"entries\":[");
-        for (int i = 0; i < s.entries().size(); i++) {
-            Entry e = s.entries().get(i);
+                .append(",\"exists\":").append(s.exists())
+                .append(",\"lockDirectory\":").append(s.isQueueDirectory())
+                .append(",\"notQueueNodes\":[");
+        List<Entry> others = s.notQueueNodes();
+        for (int i = 0; i < others.size(); i++) {
+            b.append(i > 0 ? "," : "").append(string(others.get(i).nodeName()));
+        }
+        b.append("],\"entries\":[");
+        List<Entry> queue = s.entries().stream().filter(e -> !e.kind().isEmpty()).toList();
+        for (int i = 0; i < queue.size(); i++) {
+            Entry e = queue.get(i);
             if (i > 0) {
                 b.append(',');
             }
@@ -79,7 +103,6 @@ final class SnapshotFormat {
                     .append(",\"holding\":").append(e.holding())
                     .append(",\"sequence\":").append(e.sequence())
                     .append(",\"fencingToken\":").append(e.fencingToken())
-                    .append(",\"fencingTokenHex\":").append(string("0x" + Long.toHexString(e.fencingToken())))
                     .append(",\"sessionId\":").append(string("0x" + Long.toHexString(e.sessionId())))
                     .append(",\"created\":").append(string(e.created().toString()))
                     .append(",\"forMillis\":").append(Duration.between(e.created(), s.readAt()).toMillis())
@@ -88,8 +111,18 @@ final class SnapshotFormat {
                     .append(",\"ownerThread\":").append(string(e.ownerThread()))
                     .append('}');
         }
-        b.append(s.entries().isEmpty() ? "]}\n" : "\n]}\n");
+        b.append(queue.isEmpty() ? "]}\n" : "\n]}\n");
         return b.toString();
+    }
+
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
+    /** @return the entries' names, comma-separated, the first {@link #NAMES_SHOWN} only */
+    private static String names(List<Entry> entries) {
+        String shown = String.join(", ", entries.stream().limit(NAMES_SHOWN).map(Entry::nodeName).toList());
+        return entries.size() <= NAMES_SHOWN ? shown : shown + ", and " + (entries.size() - NAMES_SHOWN) + " more";
     }
 
     private static String orDash(String s) {

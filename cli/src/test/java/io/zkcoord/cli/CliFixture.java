@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the CLI tests share: a real ZooKeeper server in this JVM (tick 500 ms: sessions of 1 s to
- * 10 s, so a test can let one expire quickly), an observing client, the built jar started as a
+ * 60 s, so a test can let one expire quickly, or ask for one far longer than its waits), an observing client, the built jar started as a
  * child process in the test's folder (killed after each test if still running), and bounded waits.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -37,7 +38,9 @@ abstract class CliFixture {
 
     @BeforeAll
     void startServer() throws Exception {
-        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, 0), true);
+        // maxSessionTimeout: a test may ask for a session much longer than any wait it makes.
+        server = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 500, 0,
+                Map.of("maxSessionTimeout", "60000")), true);
         observer = ZkClient.builder().connectString(server.getConnectString()).build();
     }
 

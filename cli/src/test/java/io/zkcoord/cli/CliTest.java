@@ -10,6 +10,9 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +65,7 @@ class CliTest extends CliFixture {
         assertEquals(4, lines.size(), table.out());
         assertTrue(lines.get(0).startsWith("/cli/nightly: 1 holding, 1 waiting"), lines.get(0));
         assertTrue(lines.get(1).startsWith("STATE"), lines.get(1));
-        assertRow(lines.get(2), "HOLDING", "lock", "0x" + Long.toHexString(tokenA), Long.toString(a.pid()));
+        assertRow(lines.get(2), "HOLDING", "lock", Long.toString(tokenA), Long.toString(a.pid()));
         assertRow(lines.get(3), "waiting", "lock", Long.toString(b.pid()));
 
         ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/nightly", "--json");
@@ -70,6 +73,7 @@ class CliTest extends CliFixture {
         assertTrue(json.out().contains("\"holding\":true,\"sequence\":0,\"fencingToken\":" + tokenA), json.out());
         assertTrue(json.out().contains("\"ownerPid\":" + a.pid()), json.out());
         assertTrue(json.out().contains("\"holding\":false"), json.out());
+        assertFalse(json.out().contains("0x" + Long.toHexString(tokenA)), "tokens are decimal only: " + json.out());
 
         assertTrue(b.process().isAlive(), "the second run waits");
         assertFalse(Files.exists(dir.resolve("token-b")));
@@ -110,7 +114,8 @@ class CliTest extends CliFixture {
         assertEquals(76, p.exitStatus(), p.toString());
         assertEquals("TERM\n", Files.readString(dir.resolve("log")));
         assertFalse(ProcessHandle.of(commandPid).map(ProcessHandle::isAlive).orElse(false), "the command ended");
-        assertTrue(p.err().contains("lock /cli/expiry lost"), p.err());
+        assertTrue(p.err().contains("zkcoord: lock /cli/expiry lost: the ZooKeeper session of the lock ended; "
+                + "sending SIGTERM to sh (pid "), "the message the documentation shows: " + p.err());
         assertFalse(p.err().contains("SIGKILL"), p.err());
     }
 
@@ -175,6 +180,23 @@ class CliTest extends CliFixture {
         ZkcoordProcess version = ZkcoordProcess.run(dir, "--version");
         assertEquals(0, version.exitStatus());
         assertTrue(version.out().startsWith("zkcoord 0.1.0"), version.out());
+    }
+
+    /**
+     * The jar carries no netty-tcnative (OpenSSL builds for five platforms; the JDK's TLS needs
+     * none), yet ZooKeeper's Netty client socket, which TLS connections use, still connects.
+     */
+    @Test
+    void nettyClientSocketWorksWithoutTcnative() throws Exception {
+        try (JarFile jar = new JarFile(ZkcoordProcess.JAR.toFile())) {
+            List<String> tcnative = jar.stream().map(JarEntry::getName).filter(n -> n.contains("tcnative")).toList();
+            assertEquals(List.of(), tcnative);
+        }
+        ZkcoordProcess p = ZkcoordProcess.run(dir,
+                Map.of("JAVA_TOOL_OPTIONS", "-Dzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty"),
+                "run", connect(), "--lock", "/cli/netty", "--", "sh", "-c", "echo $ZKCOORD_FENCING_TOKEN");
+        assertEquals(0, p.exitStatus(), p.toString());
+        assertTrue(p.out().trim().matches("[1-9][0-9]*"), p.out());
     }
 
     // ------------------------------------------------------------------ helpers

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ZkcoordProcess {
 
-    private static final Path JAR = Path.of(System.getProperty("zkcoord.jar", "target/zkcoord.jar"));
+    static final Path JAR = Path.of(System.getProperty("zkcoord.jar", "target/zkcoord.jar"));
 
     private final Process process;
     private final Path out;
@@ -32,6 +33,11 @@ final class ZkcoordProcess {
 
     /** Starts {@code zkcoord ARGS} in {@code dir} (its working directory and where its output goes). */
     static ZkcoordProcess start(Path dir, String... args) {
+        return start(dir, Map.of(), args);
+    }
+
+    /** As {@link #start(Path, String...)}, with {@code environment} added to the inherited one. */
+    static ZkcoordProcess start(Path dir, Map<String, String> environment, String... args) {
         assertTrue(Files.isRegularFile(JAR), "the runnable jar is built first (mvn verify): " + JAR.toAbsolutePath());
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -41,8 +47,11 @@ final class ZkcoordProcess {
         try {
             Path out = Files.createTempFile(dir, "zkcoord", ".out");
             Path err = Files.createTempFile(dir, "zkcoord", ".err");
-            Process p = new ProcessBuilder(command).directory(dir.toFile())
-                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.environment().remove("ZKCOORD_CONNECT");
+            pb.environment().putAll(environment);
+            Process p = pb.start();
             return new ZkcoordProcess(p, out, err);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -51,7 +60,12 @@ final class ZkcoordProcess {
 
     /** Runs {@code zkcoord ARGS} to its end (at most a minute) and returns it. */
     static ZkcoordProcess run(Path dir, String... args) {
-        ZkcoordProcess p = start(dir, args);
+        return run(dir, Map.of(), args);
+    }
+
+    /** As {@link #run(Path, String...)}, with {@code environment} added to the inherited one. */
+    static ZkcoordProcess run(Path dir, Map<String, String> environment, String... args) {
+        ZkcoordProcess p = start(dir, environment, args);
         p.exitStatus(Duration.ofSeconds(60));
         return p;
     }

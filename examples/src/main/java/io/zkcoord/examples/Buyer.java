@@ -63,7 +63,7 @@ public final class Buyer {
         String outcome;
         try {
             long token = mutex.fencingToken();
-            timeline.say(name, "HOLDS the lock after waiting %d ms, fencing token 0x%x", from - asked, token);
+            timeline.say(name, "HOLDS the lock after waiting %d ms, fencing token %d", from - asked, token);
             outcome = buy(token, mutex);
         } finally {
             // Said before the release, so that it comes before the next holder's lines.
@@ -104,7 +104,7 @@ public final class Buyer {
             held.commitIfHeld(List.of(
                     Op.setData(InventoryDemo.STOCK, Integer.toString(stock - 1).getBytes(StandardCharsets.UTF_8), -1),
                     Op.create(InventoryDemo.ORDERS + "/" + name,
-                            String.format("token 0x%x", token).getBytes(StandardCharsets.UTF_8), client.acl(),
+                            String.format("token %d", token).getBytes(StandardCharsets.UTF_8), client.acl(),
                             CreateMode.PERSISTENT)));
         }
         timeline.say(name, "BOUGHT one, writes stock = %d", stock - 1);
@@ -118,7 +118,7 @@ public final class Buyer {
     /** One order node per buyer; created at most once even if the create is retried. */
     private void placeOrder(long token) throws Exception {
         String path = InventoryDemo.ORDERS + "/" + name;
-        Znodes.create(client, path, token == 0 ? "no lock" : String.format("token 0x%x", token), CreateMode.PERSISTENT);
+        Znodes.create(client, path, token == 0 ? "no lock" : String.format("token %d", token), CreateMode.PERSISTENT);
     }
 
     private void announceReady() throws Exception {

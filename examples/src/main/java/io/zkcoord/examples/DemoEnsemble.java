@@ -21,6 +21,8 @@ final class DemoEnsemble implements AutoCloseable {
     }
 
     static DemoEnsemble open(Options options, Timeline timeline) throws IOException, InterruptedException {
+        // A demo ends with whatever started it (mvn included), and its servers with it.
+        ExitWithParent.exitWithParentProcess();
         Optional<String> connect = options.value("--connect");
         if (connect.isPresent()) {
             timeline.say("demo", "using the ensemble at %s", connect.get());

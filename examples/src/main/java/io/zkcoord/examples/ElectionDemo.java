@@ -79,7 +79,7 @@ public final class ElectionDemo {
 
         @Override
         public String toString() {
-            return String.format("%s epoch 0x%x %.3fs..%s", who, epoch, from / 1000.0,
+            return String.format("%s epoch %d %.3fs..%s", who, epoch, from / 1000.0,
                     open() ? "" : String.format("%.3fs %s", to / 1000.0, end));
         }
     }
@@ -173,7 +173,7 @@ public final class ElectionDemo {
                 Leadership dead = killed;
                 awaitCondition("another worker to lead", () -> firstLeadershipAfter(dead) != null);
                 successor = firstLeadershipAfter(dead);
-                timeline.say("demo", "%s TOOK OVER %d ms after the kill, epoch 0x%x (the dead leader's was 0x%x)",
+                timeline.say("demo", "%s TOOK OVER %d ms after the kill, epoch %d (the dead leader's was %d)",
                         successor.who, successor.from - killedAt, successor.epoch, killed.epoch);
                 awaitCondition("the dead leader's node to go", () -> participants(observer).size() == workerCount - 1);
                 timeline.say("demo", "queue in ZooKeeper: %s", describe(participants(observer)));
@@ -231,7 +231,7 @@ public final class ElectionDemo {
             leaderships.add(new Leadership(who, epoch, at));
         } else {
             if (mine == null || mine.epoch != epoch) {
-                violations.add(String.format("%s revoked (epoch 0x%x) without leading with that epoch", who, epoch));
+                violations.add(String.format("%s revoked (epoch %d) without leading with that epoch", who, epoch));
                 return;
             }
             mine.to = at;
@@ -278,7 +278,7 @@ public final class ElectionDemo {
     }
 
     private static String describe(List<Participant> queue) {
-        return queue.stream().map(p -> p.leader() ? String.format("%s (LEADER, epoch 0x%x)", p.id(), p.epoch()) : p.id())
+        return queue.stream().map(p -> p.leader() ? String.format("%s (LEADER, epoch %d)", p.id(), p.epoch()) : p.id())
                 .collect(Collectors.joining(", "));
     }
 
@@ -341,13 +341,13 @@ public final class ElectionDemo {
         if (killed == null || successor == null) {
             violations.add("no hand-over was seen");
         } else if (successor.epoch <= killed.epoch) {
-            violations.add(String.format("%s's epoch 0x%x is not above the dead leader's 0x%x", successor.who,
+            violations.add(String.format("%s's epoch %d is not above the dead leader's %d", successor.who,
                     successor.epoch, killed.epoch));
         }
         timeline.line("");
         if (violations.isEmpty()) {
             timeline.line(String.format("OK: one leader at a time; %s was killed with kill -9 and %s took over %d ms"
-                    + " later (session timeout %d ms) with a higher epoch, 0x%x > 0x%x.", killed.who, successor.who,
+                    + " later (session timeout %d ms) with a higher epoch, %d > %d.", killed.who, successor.who,
                     successor.from - killedAt, sessionMillis, successor.epoch, killed.epoch));
             return true;
         }

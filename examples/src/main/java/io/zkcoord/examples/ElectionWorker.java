@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * One worker of {@link ElectionDemo}, in a JVM of its own: connects, joins {@link ZkLeaderElection}
  * {@code /demo/election} with its name as participant id, and runs until it is stopped. While it
- * leads it prints {@code LEADS, epoch 0x...} once a second (the work a leader would do, stamped with
+ * leads it prints {@code LEADS, epoch N} (decimal) once a second (the work a leader would do, stamped with
  * the epoch it would pass to the resources it writes).
  *
  * <p>Prints its events on the demo's timeline, and for the parent one machine line per leadership
@@ -52,14 +52,14 @@ public final class ElectionWorker {
             public void elected(long epoch) {
                 long now = timeline.now();
                 timeline.line(EVENT + "elected " + now + " " + epoch);
-                timeline.say(name, "ELECTED: now the leader, epoch 0x%x", epoch);
+                timeline.say(name, "ELECTED: now the leader, epoch %d", epoch);
             }
 
             @Override
             public void revoked(long epoch, RevokeReason reason) {
                 long now = timeline.now();
                 timeline.line(EVENT + "revoked " + now + " " + epoch + " " + reason);
-                timeline.say(name, "REVOKED (%s): stops leading, epoch 0x%x", reason, epoch);
+                timeline.say(name, "REVOKED (%s): stops leading, epoch %d", reason, epoch);
             }
         });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -73,7 +73,7 @@ public final class ElectionWorker {
             Thread.sleep(1_000);
             if (election.isLeader()) {
                 try {
-                    timeline.say(name, "LEADS, epoch 0x%x", election.epoch());
+                    timeline.say(name, "LEADS, epoch %d", election.epoch());
                 } catch (IllegalStateException e) {
                     // stepped down between the two calls: the listener says so
                 }

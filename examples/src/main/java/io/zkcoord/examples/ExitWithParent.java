@@ -8,7 +8,8 @@ import java.util.Arrays;
 
 /**
  * Ends a child process when the process that started it ends, however it ends (normal exit,
- * Ctrl-C, {@code kill -9}), so a demo never leaves a ZooKeeper server or a buyer behind.
+ * Ctrl-C, {@code kill}, {@code kill -9}), so a demo never leaves a ZooKeeper server or a buyer
+ * behind.
  *
  * <p>How: the parent starts every child with a pipe on its stdin ({@link ProcessBuilder}'s default)
  * and never writes to it. When the parent dies the kernel closes the pipe's write end and the
@@ -41,6 +42,19 @@ public final class ExitWithParent {
         }, "exit-with-parent");
         watcher.setDaemon(true);
         watcher.start();
+    }
+
+    /**
+     * Starts watching the process that started this JVM, and exits this JVM (running its shutdown
+     * hooks, which stop the servers it started) once that process ends, however it ends.
+     *
+     * <p>For the demo programs, which {@code mvn exec:exec} starts: {@code kill} of the {@code mvn}
+     * process does not stop its child, and the child's stdin is no pipe of Maven's that would reach
+     * end-of-file, so {@link #watchParent()} alone cannot tell. The parent's exit is read from the
+     * operating system ({@link ProcessHandle#onExit()}).
+     */
+    public static void exitWithParentProcess() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> System.exit(ORPHANED)));
     }
 
     /**

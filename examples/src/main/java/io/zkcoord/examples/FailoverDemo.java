@@ -148,7 +148,7 @@ public final class FailoverDemo {
         }
         for (Worker w : workers) {
             if (w.keptThroughOutage.get() != 0) {
-                timeline.line(String.format("  %s held the lock (token 0x%x) from before the outage until after it.",
+                timeline.line(String.format("  %s held the lock (token %d) from before the outage until after it.",
                         w.name, w.keptThroughOutage.get()));
             }
         }
@@ -226,7 +226,7 @@ public final class FailoverDemo {
             client.addConnectionListener(this::stateChanged);
             mutex.addLossListener((lock, token) -> {
                 holdsLost.incrementAndGet();
-                timeline.say(name, "LOST its hold (token 0x%x) with its session", token);
+                timeline.say(name, "LOST its hold (token %d) with its session", token);
             });
         }
 
@@ -239,7 +239,7 @@ public final class FailoverDemo {
 
         private void stateChanged(ConnectionState state) {
             long token = heldToken;
-            String holding = token != 0 ? String.format(", while HOLDING the lock (token 0x%x)", token) : "";
+            String holding = token != 0 ? String.format(", while HOLDING the lock (token %d)", token) : "";
             switch (state) {
                 case SUSPENDED -> {
                     suspensions.incrementAndGet();
@@ -254,7 +254,7 @@ public final class FailoverDemo {
                         keptThroughOutage.compareAndSet(0, token);
                     }
                     timeline.say(name, "RECONNECTED to %s 0x%x%s", which, session,
-                            token != 0 ? String.format("; still HOLDS the lock (token 0x%x)", token) : "");
+                            token != 0 ? String.format("; still HOLDS the lock (token %d)", token) : "");
                 }
                 case LOST -> timeline.say(name, "LOST its session: its holds are gone");
                 default -> { }
@@ -271,7 +271,7 @@ public final class FailoverDemo {
                     try {
                         enter(token);
                         heldToken = token;
-                        timeline.say(name, "holds the lock, token 0x%x", token);
+                        timeline.say(name, "holds the lock, token %d", token);
                         Thread.sleep(WORK_MILLIS);
                         inside.decrementAndGet();
                     } finally {
@@ -302,7 +302,7 @@ public final class FailoverDemo {
             }
             long previous = lastToken.getAndSet(token);
             if (token <= previous) {
-                violations.add(String.format("%s's token 0x%x is not above the previous 0x%x", name, token, previous));
+                violations.add(String.format("%s's token %d is not above the previous %d", name, token, previous));
             }
         }
     }

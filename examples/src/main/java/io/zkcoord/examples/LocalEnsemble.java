@@ -18,6 +18,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -44,7 +45,10 @@ import org.apache.zookeeper.client.FourLetterWordMain;
  *
  * <p>As a program it starts an ensemble, prints the connect string and runs until Ctrl-C, reading
  * commands from stdin: {@code status}, {@code leader}, {@code kill N}, {@code stop N}, {@code
- * start N}. Options: {@code --size N} (default 3).
+ * start N}. Options: {@code --size N} (default 3), {@code --port P} (fixed client ports P, P+1, ...;
+ * default: free ports picked at random). It ends with the process that started it ({@code mvn}
+ * included), however that ends, and a stop by Ctrl-C or {@code kill} is its normal end: it exits
+ * with status 0.
  *
  * <p>Thread-safe.
  */
@@ -89,13 +93,33 @@ public final class LocalEnsemble implements AutoCloseable {
      *     are stopped and the message quotes the end of their logs
      */
     public static LocalEnsemble start(int size, Consumer<String> report) throws IOException, InterruptedException {
+        return start(size, 0, report);
+    }
+
+    /**
+     * As {@link #start(int, Consumer)}, with fixed client ports, so that the connect string is the
+     * same on every start: server N listens on {@code firstClientPort + N - 1}. The quorum and
+     * election ports, which clients never see, are still picked free.
+     *
+     * @param size the number of servers, at least 1 (3 for a real quorum)
+     * @param firstClientPort the client port of server 1, or 0 for free ports picked at random
+     * @param report told of progress, one line at a time
+     * @throws IllegalArgumentException if {@code size} is below 1 or a fixed port is out of range
+     * @throws IOException if a fixed client port is in use (the message names it)
+     */
+    public static LocalEnsemble start(int size, int firstClientPort, Consumer<String> report)
+            throws IOException, InterruptedException {
         if (size < 1) {
             throw new IllegalArgumentException("size must be at least 1, was " + size);
         }
+        if (firstClientPort != 0 && (firstClientPort < 1024 || firstClientPort + size - 1 > 65535)) {
+            throw new IllegalArgumentException("client ports must lie in 1024..65535, were " + firstClientPort + ".."
+                    + (firstClientPort + size - 1));
+        }
+        int[] ports = reservePorts(size, firstClientPort);
         deleteAbandonedFolders();
         Path baseDir = Files.createTempDirectory(DIR_PREFIX);
         Files.writeString(baseDir.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
-        int[] ports = freePorts(3 * size);
         List<Server> servers = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             servers.add(new Server(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2],
@@ -347,15 +371,36 @@ public final class LocalEnsemble implements AutoCloseable {
         return servers.get(id - 1);
     }
 
-    /** Reserves distinct free ports by opening them all at once, then frees them for the servers. */
-    private static int[] freePorts(int n) throws IOException {
+    /**
+     * Picks three ports per server (client, quorum, election), all distinct, by opening them all at
+     * once, then frees them for the servers. Fixed client ports are opened first, so a port in use
+     * is reported before anything starts, and no picked port can be one of them.
+     *
+     * @return for server i (0-based): client port at {@code 3i}, quorum port at {@code 3i+1},
+     *     election port at {@code 3i+2}
+     */
+    private static int[] reservePorts(int size, int firstClientPort) throws IOException {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
+            int[] ports = new int[3 * size];
+            if (firstClientPort != 0) {
+                for (int i = 0; i < size; i++) {
+                    int port = firstClientPort + i;
+                    try {
+                        sockets.add(new ServerSocket(port, 1, InetAddress.getByName(HOST)));
+                    } catch (IOException e) {
+                        throw new IOException("client port " + port + " on " + HOST + " is in use (" + e.getMessage()
+                                + "); choose other ports with --port", e);
+                    }
+                    ports[3 * i] = port;
+                }
+            }
+            for (int i = 0; i < ports.length; i++) {
+                if (ports[i] == 0) {
+                    ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST));
+                    sockets.add(socket);
+                    ports[i] = socket.getLocalPort();
+                }
             }
             return ports;
         } finally {
@@ -479,20 +524,43 @@ public final class LocalEnsemble implements AutoCloseable {
      * reading commands from stdin.
      */
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args, Set.of("--size"), Set.of(),
-                "usage: LocalEnsemble [--size N]   (default 3 servers; runs until Ctrl-C)");
+        Options options = Options.parse(args, Set.of("--size", "--port"), Set.of(),
+                "usage: LocalEnsemble [--size N] [--port P]   (default 3 servers on free ports; with --port, client"
+                        + " ports P, P+1, ...; runs until Ctrl-C)");
         int size = Integer.parseInt(options.value("--size").orElse("3"));
+        int firstPort = Integer.parseInt(options.value("--port").orElse("0"));
+        ExitWithParent.exitWithParentProcess();
         Timeline timeline = Timeline.startingNow();
-        try (LocalEnsemble ensemble = start(size, line -> timeline.say("ensemble", "%s", line))) {
+        AtomicBoolean mainEnded = new AtomicBoolean();
+        try (LocalEnsemble ensemble = start(size, firstPort, line -> timeline.say("ensemble", "%s", line))) {
+            stopQuietlyOnSignal(ensemble, mainEnded);
             System.out.println();
             System.out.println("connect string: " + ensemble.connectString());
             System.out.println();
             System.out.println("Use it from another terminal, e.g.");
             System.out.println("  mvn -B -q -f examples/pom.xml exec:exec -Ddemo=InventoryDemo -Ddemo.args=\"--connect "
                     + ensemble.connectString() + "\"");
-            System.out.println("Commands: status | leader | kill N | stop N | start N | quit.   Ctrl-C stops everything.");
+            System.out.println("Commands: status | leader | kill N | stop N | start N | quit.   Ctrl-C (or kill "
+                    + ProcessHandle.current().pid() + ") stops everything.");
             console(ensemble, timeline);
+        } finally {
+            mainEnded.set(true);
         }
+    }
+
+    /**
+     * Ctrl-C or {@code kill} is how this program is meant to end, so it ends with status 0 once the
+     * servers are stopped, not with the 130 or 143 of a signal, which {@code mvn exec:exec} would
+     * report as a failed build with a page of stack trace. An end of {@code main} itself (a failure
+     * included) keeps its own status.
+     */
+    private static void stopQuietlyOnSignal(LocalEnsemble ensemble, AtomicBoolean mainEnded) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (!mainEnded.get()) {
+                ensemble.close();
+                Runtime.getRuntime().halt(0);
+            }
+        }, "local-ensemble-exit"));
     }
 
     private static void console(LocalEnsemble ensemble, Timeline timeline) throws InterruptedException {

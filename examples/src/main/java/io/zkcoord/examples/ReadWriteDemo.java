@@ -165,7 +165,7 @@ public final class ReadWriteDemo {
             if (others != 0) {
                 violations.add("the writer held the lock while " + others + " others did");
             }
-            timeline.say("writer", "HOLDS the write lock ALONE (%d others inside), fencing token 0x%x", others,
+            timeline.say("writer", "HOLDS the write lock ALONE (%d others inside), fencing token %d", others,
                     write.fencingToken());
             int stock = Znodes.readInt(client, STOCK);
             Thread.sleep(HOLD_MILLIS);
@@ -208,7 +208,7 @@ public final class ReadWriteDemo {
         if (writersInside.get() != 0) {
             violations.add(name + " held the read lock while the writer held the write lock");
         }
-        timeline.say(name, "HOLDS the read lock, %d reader(s) inside, fencing token 0x%x", inside, read.fencingToken());
+        timeline.say(name, "HOLDS the read lock, %d reader(s) inside, fencing token %d", inside, read.fencingToken());
     }
 
     private void leaveRead(String name, long from) {

@@ -1,4 +1,4 @@
-package io.zkcoord.election;
+package io.zkcoord.internal;
 
 import java.util.ArrayDeque;
 import java.util.Queue;
@@ -8,10 +8,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs tasks one at a time, in the order given, on an underlying executor (the client's callback
- * threads): the listeners of one election see its events in order, never two at once, never on
+ * threads): the listeners of one election (or group, or shard member) see its events in order, never two at once, never on
  * ZooKeeper's threads. Whatever a task throws is logged. Thread-safe.
  */
-final class InOrder implements Executor {
+public final class InOrder implements Executor {
 
     private static final Logger log = LoggerFactory.getLogger(InOrder.class);
 
@@ -21,7 +21,7 @@ final class InOrder implements Executor {
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean running;
 
-    InOrder(Executor underlying) {
+    public InOrder(Executor underlying) {
         this.underlying = underlying;
     }
 
@@ -38,7 +38,7 @@ final class InOrder implements Executor {
     }
 
     /** @return true if the calling thread is running one of this executor's tasks (a listener) */
-    boolean calledFromTask() {
+    public boolean calledFromTask() {
         return inside.get();
     }
 
@@ -64,7 +64,7 @@ final class InOrder implements Executor {
             try {
                 next.run();
             } catch (Throwable t) {
-                log.error("a leadership task failed", t);
+                log.error("a listener task failed", t);
             }
         }
     }

@@ -1,0 +1,182 @@
+package io.zkcoord.examples.snippets;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
+import io.zkcoord.examples.ExitWithParent;
+import io.zkcoord.examples.LocalEnsemble;
+import io.zkcoord.inspect.QueueSnapshot;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.retry.RetryPolicy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
+
+/**
+ * CI's check of the documentation's code: first that every Java block of README.md and docs/*.md
+ * is the marked region of a source file ({@link SnippetText}), then that those sources do what the
+ * documents say, run against a real one-server ZooKeeper ensemble ({@link LocalEnsemble}). Exits 1
+ * on the first kind of problem it finds, with one line per problem.
+ *
+ * <p>{@code mvn -B -q -f examples/pom.xml compile exec:exec -Ddemo=snippets.Snippets}
+ */
+public final class Snippets {
+
+    private final List<String> failures = new ArrayList<>();
+
+    private Snippets() {
+    }
+
+    /**
+     * @param args none
+     * @throws Exception if a snippet fails in a way it does not document
+     */
+    public static void main(String[] args) throws Exception {
+        ExitWithParent.exitWithParentProcess();
+        Path root = SnippetText.findRoot(Path.of(""));
+        List<String> problems = SnippetText.check(root);
+        if (!problems.isEmpty()) {
+            System.err.println("The documentation's code blocks do not match their sources:");
+            problems.forEach(p -> System.err.println("  " + p));
+            System.exit(1);
+        }
+        System.out.println("snippets: the " + SnippetText.countMarked(root)
+                + " marked code blocks of README.md and docs/*.md match their sources");
+
+        Snippets run = new Snippets();
+        try (LocalEnsemble ensemble = LocalEnsemble.start(1, line -> { })) {
+            run.all(ensemble.connectString());
+        }
+        if (!run.failures.isEmpty()) {
+            System.err.println("Documented snippets that did not do what the documents say:");
+            run.failures.forEach(f -> System.err.println("  " + f));
+            System.exit(1);
+        }
+        System.out.println("snippets: every snippet ran and did what its document says");
+    }
+
+    private void all(String connect) throws Exception {
+        QuickStart.main(new String[] {connect});
+        try (ZkClient client = ZkClient.builder()
+                .connectString(connect)
+                .sessionTimeout(Duration.ofSeconds(10))
+                .retryPolicy(RetryPolicy.untilElapsed(Duration.ofSeconds(30), Duration.ofMillis(100)))
+                .build()) {
+            check("quick-start leaves no lock node", () -> children(client, "/locks/orders").isEmpty());
+
+            long token = Recipes.mutex(client);
+            check("mutex gives a fencing token above 0", () -> token > 0);
+            Recipes.lease(client);
+            Recipes.async(client);
+            check("mutex, lease and async release their nodes", () -> children(client, "/locks/orders").isEmpty());
+            check("tryLock of a free lock succeeds", () -> tryLock(client));
+            Recipes.readWrite(client);
+            check("read-write releases both sides", () -> children(client, "/locks/catalog").isEmpty());
+
+            create(client, "/accounts", "");
+            create(client, "/accounts/42", "100");
+            create(client, "/accounts/17", "100");
+            Recipes.transfer(client, bytes("90"), bytes("110"));
+            check("the multi-lock's commit wrote both accounts",
+                    () -> read(client, "/accounts/42").equals("90") && read(client, "/accounts/17").equals("110"));
+
+            Optional<Long> permit = Recipes.semaphore(client);
+            check("a free semaphore grants a lease", permit::isPresent);
+            long epoch = Recipes.election(client);
+            check("the only participant leads with an epoch above 0", () -> epoch > 0);
+            List<io.zkcoord.group.Member> members = Recipes.group(client);
+            check("the group has its one member, with its data", () -> members.size() == 1
+                    && members.get(0).id().equals("worker-3")
+                    && new String(members.get(0).data(), StandardCharsets.UTF_8).equals("10.0.0.7:8080"));
+            check("the group's member left on close", () -> children(client, "/groups/workers").isEmpty());
+            java.util.Set<Integer> owned = Recipes.shards(client);
+            check("the only shard member owns all 16 shards", () -> owned.size() == 16);
+
+            try (ZkLease held = new ZkMutex(client, "/locks/nightly-export").acquire()) {
+                QueueSnapshot s = Recipes.inspect(client);
+                check("inspect sees the one holder", () -> s.holders().size() == 1 && s.waiters().isEmpty()
+                        && s.holders().get(0).fencingToken() == held.fencingToken());
+            }
+
+            ZkMutex watched = Observing.watchForLoss(client);
+            watched.lock();
+            watched.unlock();
+            Observing.logSlowAcquisitions(client);
+            Recipes.mutex(client);
+        }
+
+        try (ZkClient authenticated = Connecting.authenticated(connect)) {
+            check("an authorization makes the recipes' nodes CREATOR_ALL_ACL",
+                    () -> authenticated.acl().equals(ZooDefs.Ids.CREATOR_ALL_ACL));
+            Recipes.mutex(authenticated);
+        }
+
+        ZKClientConfig tls = Connecting.tlsSettings("/etc/zk/client.p12", "/etc/zk/trust.p12", "changeit");
+        check("the TLS settings ask for a secure Netty connection",
+                () -> tls.getBoolean("zookeeper.client.secure")
+                        && "org.apache.zookeeper.ClientCnxnSocketNetty".equals(tls.getProperty("zookeeper.clientCnxnSocket")));
+        // overTls is compiled, not run: it needs an ensemble with a secureClientPort and certificates.
+    }
+
+    private void check(String what, BooleanSupplier condition) {
+        boolean ok;
+        try {
+            ok = condition.getAsBoolean();
+        } catch (RuntimeException e) {
+            failures.add(what + ": " + e);
+            return;
+        }
+        if (!ok) {
+            failures.add(what);
+        }
+        System.out.println("snippets: " + (ok ? "ok   " : "FAIL ") + what);
+    }
+
+    private static boolean tryLock(ZkClient client) {
+        try {
+            return Recipes.tryLock(client);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static List<String> children(ZkClient client, String path) {
+        try {
+            return client.call(path, zk -> zk.getChildren(path, false));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (KeeperException | InterruptedException e) {
+            throw new IllegalStateException("cannot read " + path + ": " + e, e);
+        }
+    }
+
+    private static String read(ZkClient client, String path) {
+        try {
+            return new String(client.call(path, zk -> zk.getData(path, false, null)), StandardCharsets.UTF_8);
+        } catch (KeeperException | InterruptedException e) {
+            throw new IllegalStateException("cannot read " + path + ": " + e, e);
+        }
+    }
+
+    private static void create(ZkClient client, String path, String data) throws Exception {
+        client.call(path, zk -> {
+            try {
+                return zk.create(path, bytes(data), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } catch (KeeperException.NodeExistsException e) {
+                return path;
+            }
+        });
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

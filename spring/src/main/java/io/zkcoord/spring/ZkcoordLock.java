@@ -1,0 +1,458 @@
+package io.zkcoord.spring;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.ZkLease;
+import io.zkcoord.lock.ZkMutex;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ConcurrentModificationException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.scheduling.TaskScheduler;
+
+/**
+ * The lock a {@link ZkcoordLockRegistry} hands out for one key: a {@link ZkMutex} on the key's path
+ * (fair, FIFO across threads and processes, a fencing token per hold), held by a thread, reentrant,
+ * with an optional time to live.
+ *
+ * <pre>{@code
+ * ZkcoordLock lock = registry.obtain("orders/42");
+ * if (lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30))) {   // wait 5 s, hold 30 s at most
+ *     try {
+ *         orders.write(order, lock.fencingToken());   // the store refuses tokens lower than the last
+ *     } finally {
+ *         lock.unlock();   // ConcurrentModificationException if the 30 s ran out first
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>Holds belong to threads.</b> Each thread's hold is a {@link ZkLease} of the key's mutex,
+ *       so two threads of one JVM queue in ZooKeeper exactly as two processes do, in arrival order.
+ *       The holding thread may acquire again with no ZooKeeper call and must unlock as often.
+ *   <li><b>{@code lock()}</b> blocks until held and is not interruptible (an interrupt is kept and
+ *       set again on return). {@code lockInterruptibly()} ends with {@link InterruptedException}
+ *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms) and never
+ *       waits for a holder. {@code tryLock(time, unit)} waits at most about that long whatever the
+ *       network does. If ZooKeeper cannot be reached within the client's retry policy they throw
+ *       {@link CoordinationException}; if the client is closed, {@link IllegalStateException}.
+ *   <li><b>Time to live.</b> {@link #lock(Duration)} and {@link #tryLock(Duration, Duration)} hold
+ *       for at most {@code ttl} unless renewed ({@link ZkcoordLockRegistry#renewLock(Object,
+ *       Duration)}, or the registry's renewal scheduler). When it passes, the hold ends by itself
+ *       whatever its thread does (stuck in a deadlock or a loop): its node is deleted, the next
+ *       waiter gets the lock, and the {@link HoldLossListener}s run. The ttl is kept by this JVM's
+ *       scheduler; if the JVM dies, its session ends the hold. The plain {@link java.util.concurrent.locks.Lock}
+ *       methods hold with no time to live: only the session bounds them. A reentrant acquisition
+ *       with a ttl gives the hold that ttl from now; without one it leaves the hold's ttl alone.
+ *   <li><b>{@code unlock()}</b> by a thread that does not hold the lock throws {@link
+ *       IllegalStateException}. After the hold ended by itself (ttl, or the session ended) it throws
+ *       {@link ConcurrentModificationException} and clears the thread's hold. The last release
+ *       deletes the node (waiting about a second at most; it goes on in the background while the
+ *       ensemble cannot be reached).
+ *   <li><b>An ended hold.</b> Until its thread calls {@code unlock()}, the thread cannot acquire the
+ *       lock again: every acquire method throws {@link IllegalStateException}.
+ *   <li><b>Session loss.</b> Every hold of the lost session ends (cause {@link
+ *       HoldLossListener.Cause#SESSION_ENDED}); threads still waiting queue again in the new session.
+ *   <li>{@link #newCondition()} throws {@link UnsupportedOperationException}.
+ * </ul>
+ *
+ * <h2>Fencing</h2>
+ * {@link #fencingToken()} is the {@code czxid} of the current thread's node: it strictly increases
+ * from each holder to the next. Pass it with every write to the guarded resource.
+ *
+ * <p>Thread-safe.
+ */
+public final class ZkcoordLock implements DistributedLock {
+
+    private static final Logger log = LoggerFactory.getLogger(ZkcoordLock.class);
+    private static final long FOREVER = Long.MAX_VALUE;
+
+    private final ZkcoordLockRegistry registry;
+    private final String key;
+    private final ZkMutex mutex;
+    private final List<HoldLossListener> lossListeners = new CopyOnWriteArrayList<>();
+
+    /** The holds of threads that have not yet unlocked for the last time, ended ones included. */
+    private final Map<Thread, ThreadHold> holds = new HashMap<>();
+    /** Threads between asking ZooKeeper and being granted or refused. Guarded by this. */
+    private int waiting;
+    /** When this lock was last asked for or released (monotonic nanos). Guarded by this. */
+    private long lastUsedNanos = System.nanoTime();
+
+    ZkcoordLock(ZkcoordLockRegistry registry, String key, String path) {
+        this.registry = registry;
+        this.key = key;
+        this.mutex = new ZkMutex(registry.client(), path);
+    }
+
+    /** Blocks until held, with no time to live; not interruptible (see the class contract). */
+    @Override
+    public void lock() {
+        acquireUninterruptibly(null);
+    }
+
+    /**
+     * Blocks until held, holding for at most {@code ttl} unless renewed; not interruptible.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is null, zero or negative
+     */
+    @Override
+    public void lock(Duration ttl) {
+        acquireUninterruptibly(checkTtl(ttl));
+    }
+
+    /** Blocks until held or interrupted, with no time to live. */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(FOREVER, null, true);
+    }
+
+    /** One look, no wait for a holder, no time to live; keeps the interrupt status. */
+    @Override
+    public boolean tryLock() {
+        try {
+            return acquire(0, null, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("a look without waiting was interrupted", e);
+        }
+    }
+
+    /** Waits at most about {@code time} (zero or less: one look), with no time to live; interruptible. */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new IllegalArgumentException("unit must not be null");
+        }
+        return acquire(Math.max(0, unit.toNanos(time)), null, true);
+    }
+
+    /**
+     * Waits at most about {@code waitTime} (zero or less: one look), then holds for at most {@code
+     * ttl} unless renewed; interruptible.
+     *
+     * @return true if held, false if the wait ran out (no node is left)
+     * @throws IllegalArgumentException if {@code waitTime} is null, or {@code ttl} is null, zero or negative
+     * @throws InterruptedException if interrupted while waiting (status cleared); no node is left
+     */
+    @Override
+    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        if (waitTime == null) {
+            throw new IllegalArgumentException("waitTime must not be null");
+        }
+        return acquire(nanos(waitTime), checkTtl(ttl), true);
+    }
+
+    /**
+     * Releases one acquisition of the current thread; the last one deletes the node.
+     *
+     * @throws IllegalStateException if the current thread does not hold this lock
+     * @throws ConcurrentModificationException if the hold ended by itself (its time to live ran out,
+     *     or its session ended) before this call; the thread's hold is cleared
+     */
+    @Override
+    public void unlock() {
+        Thread me = Thread.currentThread();
+        ThreadHold hold;
+        synchronized (this) {
+            hold = holds.get(me);
+            if (hold == null) {
+                throw new IllegalStateException(me.getName() + " does not hold " + this);
+            }
+            if (hold.ended == null && !hold.lease.isValid()) {
+                hold.ended = HoldLossListener.Cause.SESSION_ENDED;
+            }
+            if (hold.ended != null) {
+                holds.remove(me);
+                hold.cancelTimers();
+                lastUsedNanos = System.nanoTime();
+                throw new ConcurrentModificationException("the hold of " + this + " by " + me.getName()
+                        + " (fencing token " + hold.lease.fencingToken() + ") had already ended: " + describe(hold.ended));
+            }
+            if (--hold.count > 0) {
+                return;
+            }
+            holds.remove(me);
+            hold.released = true;
+            hold.cancelTimers();
+            lastUsedNanos = System.nanoTime();
+        }
+        hold.lease.release();
+    }
+
+    /** @throws UnsupportedOperationException always: ZooKeeper locks have no conditions */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("conditions are not supported by " + this);
+    }
+
+    /**
+     * The fencing token of the current thread's hold: the {@code czxid} of its lock node. It stays
+     * readable after the hold ended, until {@code unlock()}, so that a late write carries its old
+     * token and is refused by the resource.
+     *
+     * @throws IllegalStateException if the current thread does not hold this lock
+     */
+    public long fencingToken() {
+        synchronized (this) {
+            ThreadHold hold = holds.get(Thread.currentThread());
+            if (hold == null) {
+                throw new IllegalStateException(Thread.currentThread().getName() + " does not hold " + this);
+            }
+            return hold.lease.fencingToken();
+        }
+    }
+
+    /** @return true if the current thread holds this lock and its hold has not ended */
+    public boolean isHeldByCurrentThread() {
+        synchronized (this) {
+            ThreadHold hold = holds.get(Thread.currentThread());
+            return hold != null && hold.live() && hold.lease.isValid();
+        }
+    }
+
+    /** @return true if some thread of this JVM holds this lock (a hold not yet ended) */
+    public boolean isLocked() {
+        synchronized (this) {
+            return holds.values().stream().anyMatch(ThreadHold::live);
+        }
+    }
+
+    /** @return the key's znode path (the mutex's directory) */
+    public String path() {
+        return mutex.path();
+    }
+
+    /** @return the key as given to {@link ZkcoordLockRegistry#obtain(Object)}, as a string */
+    public String key() {
+        return key;
+    }
+
+    /**
+     * Adds a listener told, once per hold, when a hold of this lock ends without its thread's
+     * {@code unlock()}.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public void addLossListener(HoldLossListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        lossListeners.add(listener);
+    }
+
+    @Override
+    public String toString() {
+        return "ZkcoordLock[" + key + " at " + mutex.path() + "]";
+    }
+
+    /** Renews the current thread's hold: {@code ttl}, or its own ttl when null. */
+    void renew(Duration ttl) {
+        synchronized (this) {
+            ThreadHold hold = holds.get(Thread.currentThread());
+            if (hold == null || !hold.live() || !hold.lease.isValid()) {
+                throw new IllegalStateException(Thread.currentThread().getName() + " does not hold " + this
+                        + (hold == null ? "" : ": its hold ended"));
+            }
+            if (ttl != null) {
+                hold.ttl = ttl;
+                scheduleTimers(hold);
+            } else if (hold.ttl != null) {
+                scheduleExpiry(hold);
+            }
+        }
+    }
+
+    /** @return true if no thread holds (or held without unlocking) this lock or waits for it, and it was last used before {@code nanos} */
+    synchronized boolean unusedSince(long nanos) {
+        return holds.isEmpty() && waiting == 0 && lastUsedNanos - nanos < 0;
+    }
+
+    /** @return how many threads of this JVM are asking ZooKeeper for this lock */
+    synchronized int waitingThreads() {
+        return waiting;
+    }
+
+    private void acquireUninterruptibly(Duration ttl) {
+        try {
+            acquire(-1, ttl, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("an uninterruptible acquisition was interrupted", e);
+        }
+    }
+
+    /**
+     * The one acquisition path.
+     *
+     * @param waitNanos how long to wait; 0 for one look, {@link #FOREVER} for as long as it takes
+     *     (interruptibly), -1 for as long as it takes, not interruptibly
+     */
+    private boolean acquire(long waitNanos, Duration ttl, boolean interruptible) throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Thread me = Thread.currentThread();
+        synchronized (this) {
+            lastUsedNanos = System.nanoTime();
+            ThreadHold hold = holds.get(me);
+            if (hold != null) {
+                if (!hold.live() || !hold.lease.isValid()) {
+                    throw new IllegalStateException("the hold of " + this + " by " + me.getName()
+                            + " ended (" + describe(hold.ended == null ? HoldLossListener.Cause.SESSION_ENDED : hold.ended)
+                            + "); unlock() it before acquiring again");
+                }
+                hold.count++;
+                if (ttl != null) {
+                    hold.ttl = ttl;
+                    scheduleTimers(hold);
+                }
+                return true;
+            }
+            waiting++;
+        }
+        try {
+            Optional<ZkLease> lease = waitForLease(waitNanos);
+            if (lease.isEmpty()) {
+                return false;
+            }
+            granted(me, lease.get(), ttl);
+            return true;
+        } finally {
+            synchronized (this) {
+                waiting--;
+                lastUsedNanos = System.nanoTime();
+            }
+        }
+    }
+
+    private Optional<ZkLease> waitForLease(long waitNanos) throws InterruptedException {
+        if (waitNanos == -1) {
+            return Optional.of(joinUninterruptibly(mutex.acquireAsync()));
+        }
+        if (waitNanos == FOREVER) {
+            return Optional.of(mutex.acquire());
+        }
+        return mutex.tryAcquire(Duration.ofNanos(waitNanos));
+    }
+
+    /** Waits for the future, keeping (and then restoring) any interrupt instead of giving up. */
+    private static ZkLease joinUninterruptibly(CompletableFuture<ZkLease> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | CompletionException | CancellationException e) {
+                    Throwable cause = e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof RuntimeException runtime) {
+                        throw runtime;
+                    }
+                    throw new CoordinationException("acquisition failed: " + cause, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void granted(Thread me, ZkLease lease, Duration ttl) {
+        ThreadHold hold = new ThreadHold(me, lease, ttl);
+        synchronized (this) {
+            holds.put(me, hold);
+            scheduleTimers(hold);
+        }
+        lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED));
+    }
+
+    /** (Re)starts the hold's expiry and, with a renewal scheduler, its renewal task. Caller holds the monitor. */
+    private void scheduleTimers(ThreadHold hold) {
+        hold.cancelTimers();
+        if (hold.ttl == null) {
+            return;
+        }
+        scheduleExpiry(hold);
+        TaskScheduler renewer = registry.renewalScheduler();
+        if (renewer != null) {
+            Duration period = hold.ttl.dividedBy(3).isZero() ? Duration.ofMillis(1) : hold.ttl.dividedBy(3);
+            hold.renewal = renewer.scheduleAtFixedRate(() -> renewFromScheduler(hold), Instant.now().plus(period), period);
+        }
+    }
+
+    /** Caller holds the monitor. */
+    private void scheduleExpiry(ThreadHold hold) {
+        if (hold.expiry != null) {
+            hold.expiry.cancel(false);
+        }
+        hold.expiry = registry.timers().schedule(() -> end(hold, HoldLossListener.Cause.TTL_EXPIRED),
+                nanos(hold.ttl), TimeUnit.NANOSECONDS);
+    }
+
+    private void renewFromScheduler(ThreadHold hold) {
+        synchronized (this) {
+            if (hold.live() && hold.ttl != null) {
+                scheduleExpiry(hold);
+            }
+        }
+    }
+
+    /** Ends a hold that its owner did not release: deletes its node (ttl) and tells the listeners. */
+    private void end(ThreadHold hold, HoldLossListener.Cause cause) {
+        synchronized (this) {
+            if (!hold.live()) {
+                return;
+            }
+            hold.ended = cause;
+            hold.cancelTimers();
+        }
+        registry.endings().execute(() -> {
+            if (cause == HoldLossListener.Cause.TTL_EXPIRED) {
+                log.warn("{}: the hold of {} (fencing token {}) passed its time to live; releasing it",
+                        this, hold.owner.getName(), hold.lease.fencingToken());
+                hold.lease.release();
+            }
+            for (HoldLossListener listener : lossListeners) {
+                try {
+                    listener.holdLost(this, hold.owner, hold.lease.fencingToken(), cause);
+                } catch (RuntimeException e) {
+                    log.warn("{}: a loss listener threw", this, e);
+                }
+            }
+        });
+    }
+
+    private static String describe(HoldLossListener.Cause cause) {
+        return cause == HoldLossListener.Cause.TTL_EXPIRED ? "its time to live ran out" : "its ZooKeeper session ended";
+    }
+
+    private static Duration checkTtl(Duration ttl) {
+        if (ttl == null || ttl.isZero() || ttl.isNegative()) {
+            throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+        }
+        return ttl;
+    }
+
+    /** @return the duration in nanoseconds, capped (a duration too long to count so is about forever) */
+    private static long nanos(Duration d) {
+        try {
+            return Math.max(0, d.toNanos());
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? 0 : Long.MAX_VALUE / 2;
+        }
+    }
+}

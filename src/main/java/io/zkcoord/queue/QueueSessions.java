@@ -1,0 +1,51 @@
+package io.zkcoord.queue;
+
+import io.zkcoord.ZkSession;
+import io.zkcoord.internal.ClientServices;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the queue core keeps per session of one client: the creates in flight ({@link
+ * CreateWindow}) and the watches ({@link SharedWatches}). Both belong to one ZooKeeper handle and
+ * go with it: a session's entry is dropped when the session ends, and the next session starts
+ * with an empty window and no watch.
+ *
+ * <p>Thread-safe.
+ */
+final class QueueSessions {
+
+    private final Map<ZkSession, Traffic> sessions = new ConcurrentHashMap<>();
+
+    /**
+     * The queue traffic of one session.
+     *
+     * @param creates its creates in flight
+     * @param watches its watches
+     */
+    record Traffic(CreateWindow creates, SharedWatches watches) {
+    }
+
+    /** @return the queue core's per-session state of the client that {@code services} belong to */
+    static QueueSessions of(ClientServices services) {
+        return services.shared(QueueSessions.class, QueueSessions::new);
+    }
+
+    /**
+     * @return the traffic of {@code session}; made on first use. For a session that has ended, a
+     *     fresh one that is not kept (its requests fail anyway)
+     */
+    Traffic of(ZkSession session) {
+        Traffic known = sessions.get(session);
+        if (known != null) {
+            return known;
+        }
+        Traffic made = new Traffic(new CreateWindow(), new SharedWatches());
+        known = sessions.putIfAbsent(session, made);
+        if (known != null) {
+            return known;
+        }
+        session.onEnd(() -> sessions.remove(session, made)); // runs at once if it has ended already
+        return made;
+    }
+}
