@@ -18,6 +18,7 @@ public class NotAuthorizedException extends CoordinationException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The node whose ACL refused, as the client names it. */
     private final String path;
 
     /**

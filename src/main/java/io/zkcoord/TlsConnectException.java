@@ -33,6 +33,7 @@ public class TlsConnectException extends CoordinationException {
         HANDSHAKE_FAILED
     }
 
+    /** What is wrong with the TLS connection. */
     private final Problem problem;
 
     /**
