@@ -291,7 +291,7 @@ final class SessionLifecycle {
             TlsProbe.probe(settings.connectString(), settings.clientConfig(), Math.max(1, timeoutMillis / 2))
                     .ifPresent(refused -> {
                         if (!first.isDone()) {
-                            log.warn("{}: {}", name, refused.getMessage());
+                            log.info("{}: {}", name, refused.getMessage());
                             first.completeExceptionally(refused);
                         }
                     });

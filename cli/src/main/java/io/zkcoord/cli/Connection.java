@@ -83,7 +83,7 @@ final class Connection {
                 .connectString(connectString)
                 .sessionTimeout(sessionTimeout.isZero() ? Duration.ofMillis(1) : sessionTimeout)
                 .connectionTimeout(connectTimeout.isZero() ? Duration.ofMillis(1) : connectTimeout);
-        if (clientConfig != null) {
+        if (clientConfig != null && !clientConfig.toString().isBlank()) { // an empty variable is no setting
             builder.clientConfig(clientProperties(clientConfig));
         }
         if (auth != null && !auth.isBlank()) {
