@@ -87,11 +87,13 @@ final class ChrootCreator {
                 throw new CoordinationException("no session without the chroot within "
                         + settings.connectionTimeout().toMillis() + " ms");
             }
-            // Each ancestor, then the chroot itself: ZooKeeper creates one level at a time.
+            // Each ancestor, then the chroot itself: ZooKeeper creates one level at a time. They get
+            // the ACL of the client's root, "/" as the client sees it (an aclProvider is asked for it).
+            java.util.List<org.apache.zookeeper.data.ACL> acl = settings.aclFor("/");
             for (int slash = chroot.indexOf('/', 1); ; slash = chroot.indexOf('/', slash + 1)) {
                 String path = slash < 0 ? chroot : chroot.substring(0, slash);
                 try {
-                    zk.create(path, new byte[0], settings.acl(), CreateMode.PERSISTENT);
+                    zk.create(path, new byte[0], acl, CreateMode.PERSISTENT);
                     log.info("{}: created {} (a node of the connect string's chroot {})", name, path, chroot);
                 } catch (KeeperException.NodeExistsException e) {
                     // made by someone else, or an ancestor that was there

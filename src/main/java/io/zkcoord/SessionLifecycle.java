@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.client.ZooKeeperSaslClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +56,8 @@ final class SessionLifecycle {
     private static final long CLOSE_BUDGET_MILLIS = 900;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
+    /** How long a TLS client waits for its first session before probing the servers' TLS. */
+    private static final long TLS_PROBE_DELAY_MILLIS = 500;
 
     private final ClientSettings settings;
     private final RetryLoop retryLoop;
@@ -84,8 +88,13 @@ final class SessionLifecycle {
     private int rebuildAttempts;
     /** Set once the connect string's chroot is known to exist (or there is none). Events thread only. */
     private boolean chrootExists;
-    /** What {@link #start()} waits for, failed when the chroot cannot be created; null otherwise. */
+    /**
+     * What {@link #start()} waits for while it waits, null otherwise; failed early when the chroot
+     * cannot be created, or by a refused authentication or TLS.
+     */
     private volatile CompletableFuture<Void> firstSession;
+    /** While {@link #start()} waits: completed by the first handle's SASL login answer. */
+    private volatile CompletableFuture<Void> firstSaslLogin;
     /** Why the latest handle without a session stopped (a failed authentication), or null. */
     private volatile String connectProblem;
 
@@ -222,6 +231,8 @@ final class SessionLifecycle {
         listeners.add(firstConnect);
         firstSession = first;
         AtomicReference<ConnectProbe> probe = new AtomicReference<>();
+        CompletableFuture<Void> sasl = new CompletableFuture<>();
+        firstSaslLogin = sasl;
         try {
             events.submit(() -> {
                 try {
@@ -232,6 +243,7 @@ final class SessionLifecycle {
                 return null;
             }).get();
             events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            probeTlsUnlessConnected(first);
             events.schedule(() -> {
                 if (!first.isDone()) {
                     ConnectProbe p = ConnectProbe.start(ConnectString.parse(settings.connectString()).servers(),
@@ -243,6 +255,7 @@ final class SessionLifecycle {
                 }
             }, timeoutNanos / 2, TimeUnit.NANOSECONDS);
             first.get(Math.max(0, timeoutNanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
+            awaitSaslLogin(sasl, timeoutNanos - (System.nanoTime() - startNanos));
         } catch (InterruptedException e) {
             abandonStart();
             Thread.currentThread().interrupt();
@@ -250,7 +263,7 @@ final class SessionLifecycle {
         } catch (ExecutionException e) {
             abandonStart();
             if (e.getCause() instanceof CoordinationException c) {
-                throw c; // the chroot cannot be created: its message says why
+                throw c; // the chroot cannot be created, or authentication or TLS refused: its message says why
             }
             throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
                     e.getCause());
@@ -266,7 +279,70 @@ final class SessionLifecycle {
         } finally {
             listeners.remove(firstConnect);
             firstSession = null;
+            firstSaslLogin = null;
         }
+    }
+
+    /**
+     * ZooKeeper reports a session as connected before its SASL login is answered; a refused login
+     * comes later, as {@code AuthFailed}. So {@link #start()} waits for the answer too (at most
+     * {@code remainingNanos}) when the first handle logs in with SASL, and fails if it is refused.
+     */
+    private void awaitSaslLogin(CompletableFuture<Void> sasl, long remainingNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        // Not login.isFailed(): ZooKeeper marks a client whose JAAS configuration cannot be loaded
+        // failed, yet connects it without SASL and sends no AuthFailed; only that event counts.
+        ZooKeeperSaslClient login = current.zooKeeper.getSaslClient();
+        boolean inProgress = login != null && login.clientTunneledAuthenticationInProgress() && !login.isComplete();
+        if (inProgress || sasl.isCompletedExceptionally()) {
+            sasl.get(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private CoordinationException authenticationFailed() {
+        return new CoordinationException("no ZooKeeper session at " + settings.connectString() + ": authentication"
+                + " failed (the server refused this client's SASL login; check the JAAS section " + saslSection()
+                + " and its credentials)");
+    }
+
+    /**
+     * For a TLS client: if no session came within a moment, probes the servers' TLS ({@link
+     * TlsProbe}) on a thread of its own, and fails {@code first} at once if every server refuses
+     * in a way that retrying cannot change (untrusted certificate, host name, client certificate,
+     * plain-text port). ZooKeeper's client gives no such signal: it logs and tries again.
+     */
+    private void probeTlsUnlessConnected(CompletableFuture<Void> first) {
+        if (!TlsProbe.isSecure(settings.clientConfig())) {
+            return;
+        }
+        long timeoutMillis = settings.connectionTimeout().toMillis();
+        long delayMillis = Math.min(TLS_PROBE_DELAY_MILLIS, timeoutMillis / 4);
+        Thread probe = new Thread(() -> {
+            try {
+                first.get(delayMillis, TimeUnit.MILLISECONDS);
+                return; // connected, or failed otherwise
+            } catch (TimeoutException e) {
+                // no session yet: look
+            } catch (InterruptedException | ExecutionException e) {
+                return;
+            }
+            TlsProbe.probe(settings.connectString(), settings.clientConfig(), Math.max(1, timeoutMillis / 2))
+                    .ifPresent(refused -> {
+                        if (!first.isDone()) {
+                            log.info("{}: {}", name, refused.getMessage());
+                            first.completeExceptionally(refused);
+                        }
+                    });
+        }, name + "-tls-probe");
+        probe.setDaemon(true);
+        probe.start();
+    }
+
+    /** @return the JAAS section ZooKeeper's client logs in with, named as the setting names it */
+    private String saslSection() {
+        String section = settings.clientConfig().getProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY,
+                ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
+        return "'" + section + "' (" + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY + ")";
     }
 
     /**
@@ -316,9 +392,24 @@ final class SessionLifecycle {
                 loseSession(h, "ZooKeeper reported the session expired", Duration.ZERO);
                 break;
             case AuthFailed:
+                // If build() is waiting, it fails now: the same credentials would fail again.
+                CompletableFuture<Void> first = firstSession;
+                if (first != null && h.session == null) {
+                    first.completeExceptionally(authenticationFailed());
+                }
+                CompletableFuture<Void> login = firstSaslLogin;
+                if (login != null) {
+                    login.completeExceptionally(authenticationFailed());
+                }
                 // The handle stops for good without an Expired: the session cannot be used.
                 loseSession(h, "authentication failed (check the authorization given to the builder)",
                         AUTH_FAILED_REBUILD_DELAY);
+                break;
+            case SaslAuthenticated:
+                CompletableFuture<Void> loggedIn = firstSaslLogin;
+                if (loggedIn != null) {
+                    loggedIn.complete(null);
+                }
                 break;
             case Closed:
                 // Our own closes are filtered out above (old handles, or closed set first): this

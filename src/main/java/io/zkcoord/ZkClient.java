@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -88,8 +89,8 @@ public final class ZkClient implements AutoCloseable {
         Observer observer = new Observer(lifecycle.name(), lifecycle::runCallback);
         lifecycle.addListener(observer::sessionStateChanged);
         this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
-                lifecycle::runCallback, settings.retryPolicy(), settings.acl(), lifecycle::isClosed, settings.chroot(),
-                () -> lifecycle.state().isConnected(), observer);
+                lifecycle::runCallback, settings.retryPolicy(), settings.aclProvider() == null ? settings.acl() : null,
+                settings::aclFor, lifecycle::isClosed, settings.chroot(), () -> lifecycle.state().isConnected(), observer);
     }
 
     /** @return a builder with the defaults documented on each of its methods */
@@ -212,9 +213,35 @@ public final class ZkClient implements AutoCloseable {
         return lifecycle.state();
     }
 
-    /** @return the ACL given to every node the recipes create */
+    /**
+     * @return the ACL given to every node the recipes create: the one set by {@link
+     *     Builder#acl(List)}, or the default
+     * @throws IllegalStateException if the client was built with {@link Builder#aclProvider}: each
+     *     path has its own ACL, see {@link #aclFor(String)}
+     */
     public List<ACL> acl() {
+        if (settings.aclProvider() != null) {
+            throw new IllegalStateException(lifecycle.name() + " gives each path its own ACL (aclProvider):"
+                    + " ask aclFor(path)");
+        }
         return settings.acl();
+    }
+
+    /**
+     * The ACL the recipes give a node at {@code path}: the {@link Builder#aclProvider} 's answer
+     * for it, or else the one ACL of {@link #acl()}. Calls the provider on the calling thread.
+     *
+     * @param path the node's path as this client names it: without the connect string's chroot
+     * @return the ACL, an unmodifiable list
+     * @throws IllegalArgumentException if {@code path} is null
+     * @throws IllegalStateException if the provider gives null, an empty list or a list with a
+     *     null element
+     */
+    public List<ACL> aclFor(String path) {
+        if (path == null) {
+            throw new IllegalArgumentException("path must not be null");
+        }
+        return settings.aclFor(path);
     }
 
     /** @return the retry policy for operations of this client */
@@ -327,6 +354,7 @@ public final class ZkClient implements AutoCloseable {
         private RetryPolicy retryPolicy = RetryPolicy.defaultPolicy();
         private final List<ClientSettings.Auth> auths = new ArrayList<>();
         private List<ACL> acl;
+        private Function<String, List<ACL>> aclProvider;
         private ZKClientConfig clientConfig = new ZKClientConfig();
         private Clock clock = Clock.system();
 
@@ -408,15 +436,52 @@ public final class ZkClient implements AutoCloseable {
 
         /**
          * @param acl the ACL of every node the recipes create. Default {@code OPEN_ACL_UNSAFE}, or
-         *     {@code CREATOR_ALL_ACL} when an authorization is given.
+         *     {@code CREATOR_ALL_ACL} when an authorization is given. The one-ACL shortcut of
+         *     {@link #aclProvider}.
          * @return this builder
+         * @throws IllegalArgumentException if {@code acl} is null, empty or holds a null, or an
+         *     {@link #aclProvider} was set
          */
         public Builder acl(List<ACL> acl) {
             // Not acl.contains(null): immutable lists (List.of) throw NullPointerException on it.
             if (acl == null || acl.isEmpty() || acl.stream().anyMatch(Objects::isNull)) {
                 throw new IllegalArgumentException("acl must be a non-empty list without nulls");
             }
+            if (aclProvider != null) {
+                throw new IllegalArgumentException("acl and aclProvider are exclusive: an aclProvider is already set");
+            }
             this.acl = aclList(acl);
+            return this;
+        }
+
+        /**
+         * Gives each node the recipes create an ACL of its own, by path: the lock, semaphore and
+         * election directories, their missing parents, and every queue node (a lock's holders and
+         * waiters, a semaphore's leases, an election's participants). A directory and each missing
+         * parent are asked for with their own path ({@code /locks}, {@code /locks/orders}); a queue
+         * node with the path its {@code create} names, which is its directory, {@code /}, and the
+         * node's name up to the sequence number ZooKeeper appends ({@code
+         * /locks/orders/lock-9f2c...-}). Paths are as the client names them: a chroot of the
+         * connect string is not part of them. Say {@code path -> path.startsWith("/locks/billing")
+         * ? billingAcl : ZooDefs.Ids.CREATOR_ALL_ACL}.
+         *
+         * <p>The provider is called for every create, on library and ZooKeeper threads, possibly
+         * concurrently: it must be quick, thread-safe and must not block. An answer that is null,
+         * empty or holds a null fails the acquisition that asked ({@code CoordinationException},
+         * no node left); so does whatever it throws.
+         *
+         * @param aclForPath the ACL of a node by its path
+         * @return this builder
+         * @throws IllegalArgumentException if {@code aclForPath} is null, or {@link #acl} was set
+         */
+        public Builder aclProvider(Function<String, List<ACL>> aclForPath) {
+            if (aclForPath == null) {
+                throw new IllegalArgumentException("aclProvider must not be null");
+            }
+            if (acl != null) {
+                throw new IllegalArgumentException("acl and aclProvider are exclusive: an acl is already set");
+            }
+            this.aclProvider = aclForPath;
             return this;
         }
 
@@ -497,7 +562,7 @@ public final class ZkClient implements AutoCloseable {
             List<ACL> nodeAcl = acl != null ? acl
                     : aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
             return new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
-                    List.copyOf(auths), nodeAcl, clientConfig, clock);
+                    List.copyOf(auths), nodeAcl, clientConfig, clock, aclProvider);
         }
 
         /**

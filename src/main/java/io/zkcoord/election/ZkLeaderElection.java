@@ -120,6 +120,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private Acquisition acquisition;
     private Grant grant;
     private Runnable cancelLossHook = () -> { };
+    /** Why this participant stopped by itself, if ZooKeeper refused it for want of permission. */
+    private io.zkcoord.NotAuthorizedException refusal;
 
     /** Set by a {@link #close()} called from a listener (see {@link #tellElected}). */
     private volatile boolean closedByListener;
@@ -164,7 +166,10 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     /**
      * Joins the election and returns at once; leadership comes through the listeners, {@link
-     * #isLeader()} and {@link #awaitLeadership(Duration)}.
+     * #isLeader()} and {@link #awaitLeadership(Duration)}. A failure to join is retried, except a
+     * refusal for want of permission (the ACL of the election's directory): then the participant
+     * stops for good, as if closed, logs the refusal, and {@link #awaitLeadership(Duration)}
+     * throws it.
      *
      * @throws IllegalStateException if started before, closed, or the client is closed
      */
@@ -206,6 +211,8 @@ public final class ZkLeaderElection implements AutoCloseable {
      * @param maxWait how long to wait at most
      * @return true if it leads on return; false if the time ran out, or it is closed or not started
      * @throws IllegalArgumentException if {@code maxWait} is null
+     * @throws io.zkcoord.NotAuthorizedException if ZooKeeper refused this participant's node (an
+     *     ACL that does not grant its identities CREATE or READ on the directory): it stopped
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitLeadership(Duration maxWait) throws InterruptedException {
@@ -217,6 +224,9 @@ public final class ZkLeaderElection implements AutoCloseable {
             for (;;) {
                 if (phase == Phase.LEADING && connected()) {
                     return true;
+                }
+                if (refusal != null) {
+                    throw refusal;
                 }
                 if (phase == Phase.CLOSED || phase == Phase.NEW) {
                     return false;
@@ -381,6 +391,16 @@ public final class ZkLeaderElection implements AutoCloseable {
             return;
         }
         acquisition = null;
+        if (failure instanceof io.zkcoord.NotAuthorizedException refused) {
+            // Permanent: the same identities would be refused again. Stop rather than retry forever.
+            log.error("{}: cannot take part: {}", describe(), refused.getMessage());
+            refusal = refused;
+            phase = Phase.CLOSED;
+            client.removeConnectionListener(connection);
+            events.execute(observation::closed);
+            notifyAll();
+            return;
+        }
         if (failure != null) {
             if (!client.isClosed()) {
                 log.warn("{}: could not join; trying again in {} ms: {}", describe(), REJOIN_DELAY_MILLIS, failure.toString());

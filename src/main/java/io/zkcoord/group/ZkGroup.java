@@ -308,7 +308,7 @@ public final class ZkGroup implements AutoCloseable {
         }
         for (int attempt = 0; ; attempt++) {
             try {
-                session.call(nodePath, zk -> zk.create(nodePath, data, services.acl(), CreateMode.EPHEMERAL));
+                session.call(nodePath, zk -> zk.create(nodePath, data, services.aclFor(nodePath), CreateMode.EPHEMERAL));
                 break;
             } catch (KeeperException.NodeExistsException e) {
                 Stat stat = session.call(nodePath, zk -> zk.exists(nodePath, false));

@@ -1,6 +1,7 @@
 package io.zkcoord.inspect;
 
 import io.zkcoord.CoordinationException;
+import io.zkcoord.NotAuthorizedException;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.queue.QueueNode;
@@ -83,8 +84,10 @@ public final class Inspector {
      * @throws IllegalArgumentException if {@code client} is null or {@code path} cannot name a lock
      *     directory
      * @throws IllegalStateException if the client is closed
+     * @throws NotAuthorizedException at once, without a retry, if the directory's ACL withholds
+     *     READ from the client's identities: the message says "not authorized" and names the path
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy, refuses
-     *     the read (say, an ACL without READ), or the session ends during the read
+     *     the read for another reason, or the session ends during the read
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
      */
     public static QueueSnapshot inspect(ZkClient client, String path) throws InterruptedException {
@@ -129,6 +132,8 @@ public final class Inspector {
             List<OpResult> results = session.call(path, zk -> zk.multi(reads));
             Instant readAt = Instant.now();
             return snapshot(path, readAt, queue, foreign, results);
+        } catch (KeeperException.NoAuthException e) {
+            throw new NotAuthorizedException(path, "read it (inspecting needs READ on the directory)", e);
         } catch (KeeperException e) {
             throw new CoordinationException("cannot inspect " + path + ": " + e.getMessage(), e);
         }

@@ -29,6 +29,7 @@ public final class ClientServices {
     private final Executor userCallbacks;
     private final RetryPolicy retryPolicy;
     private final List<ACL> acl;
+    private final Function<String, List<ACL>> aclForPath;
     private final Supplier<Boolean> closed;
     private final String chroot;
     private final Supplier<Boolean> connected;
@@ -43,21 +44,23 @@ public final class ClientServices {
      * @param scheduler runs short, non-blocking steps after a delay
      * @param userCallbacks runs user code: completions of futures handed to users, listeners
      * @param retryPolicy the client's retry policy
-     * @param acl the ACL of every node the recipes create
+     * @param acl the ACL of every node the recipes create, or null if each path has its own
+     * @param aclForPath the ACL of a node by its path (as the client names it, without the chroot)
      * @param closed whether the client is closed
      * @param chroot the connect string's chroot, or empty
      * @param connected whether the client is connected now (CONNECTED or RECONNECTED)
      * @param observer reports the recipes' waits and holds
      */
     public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session, ScheduledExecutorService scheduler,
-            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected,
-            Observer observer) {
+            Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Function<String, List<ACL>> aclForPath,
+            Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected, Observer observer) {
         this.name = name;
         this.session = session;
         this.scheduler = scheduler;
         this.userCallbacks = userCallbacks;
         this.retryPolicy = retryPolicy;
         this.acl = acl;
+        this.aclForPath = aclForPath;
         this.closed = closed;
         this.chroot = chroot;
         this.connected = connected;
@@ -100,8 +103,29 @@ public final class ClientServices {
         return retryPolicy;
     }
 
+    /**
+     * @return the one ACL of every node, for a client built with {@code acl(..)} or the default
+     * @throws IllegalStateException if the client was built with an {@code aclProvider}: each
+     *     path has its own ACL then, ask {@link #aclFor(String)}
+     */
     public List<ACL> acl() {
+        if (acl == null) {
+            throw new IllegalStateException(name + " gives each path its own ACL (aclProvider): ask aclFor(path)");
+        }
         return acl;
+    }
+
+    /**
+     * The ACL to create a node with. Every node a recipe creates asks here: directories and their
+     * missing parents with their own path, queue nodes with the path their {@code create} names
+     * (the directory, {@code /}, the node's name up to the sequence number ZooKeeper appends).
+     *
+     * @param path the node's path as the client names it: relative to the chroot, if any
+     * @return the ACL, an unmodifiable list ZooKeeper accepts
+     * @throws IllegalStateException if the client's aclProvider gave no usable ACL for the path
+     */
+    public List<ACL> aclFor(String path) {
+        return aclForPath.apply(path);
     }
 
     public boolean isClosed() {

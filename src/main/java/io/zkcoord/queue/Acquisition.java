@@ -1,6 +1,7 @@
 package io.zkcoord.queue;
 
 import io.zkcoord.CoordinationException;
+import io.zkcoord.NotAuthorizedException;
 import io.zkcoord.ZkSession;
 import java.time.Duration;
 import java.util.List;
@@ -394,6 +395,11 @@ public final class Acquisition {
             case SESSIONEXPIRED:
                 awaitSessionEnd();
                 return;
+            case NOAUTH:
+                createUnsettled = false;
+                end(State.FAILED, new NotAuthorizedException(dir, "create a node in it (needs CREATE)",
+                        KeeperException.create(code, dir)));
+                return;
             default:
                 createUnsettled = false;
                 end(State.FAILED, new CoordinationException(code + " creating a node in " + dir,
@@ -528,6 +534,9 @@ public final class Acquisition {
             default:
                 if (Requests.passing(code)) {
                     retryLater(code, this::readQueue);
+                } else if (code == Code.NOAUTH) {
+                    end(State.FAILED, new NotAuthorizedException(dir, "read its queue (needs READ)",
+                            KeeperException.create(code, dir)));
                 } else {
                     end(State.FAILED, new CoordinationException(code + " reading " + dir, KeeperException.create(code, dir)));
                 }
@@ -616,7 +625,7 @@ public final class Acquisition {
         try {
             session.zooKeeper().getData(watched, sub.watcher(), (rc, path, ctx, bytes, stat) -> {
                 sub.answered(Code.get(rc));
-                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0);
+                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0, watched);
             }, null);
         } catch (RuntimeException e) {
             sub.answered(Code.SYSTEMERROR); // nothing was sent
@@ -624,7 +633,7 @@ public final class Acquisition {
         }
     }
 
-    private synchronized void watchSet(int s, Code code, boolean promotedVersion) {
+    private synchronized void watchSet(int s, Code code, boolean promotedVersion, String watched) {
         if (s != step || state.terminal()) {
             return;
         }
@@ -640,6 +649,9 @@ public final class Acquisition {
             awaitSessionEnd();
         } else if (Requests.passing(code)) {
             retryLater(code, this::readQueue);
+        } else if (code == Code.NOAUTH) {
+            end(State.FAILED, new NotAuthorizedException(watched, "read it, the node this acquisition waits behind"
+                    + " (needs READ)", KeeperException.create(code, watched)));
         } else {
             end(State.FAILED, new CoordinationException(code + " watching in " + dir, KeeperException.create(code, dir)));
         }
@@ -769,6 +781,9 @@ public final class Acquisition {
                 ? failure.getCause() : failure;
         if (Requests.codeOf(failure) == Code.SESSIONEXPIRED || cause instanceof io.zkcoord.SessionLostException) {
             awaitSessionEnd();
+        } else if (cause instanceof KeeperException.NoAuthException refused) {
+            String path = refused.getPath() != null ? refused.getPath() : dir;
+            end(State.FAILED, new NotAuthorizedException(path, "read it (needs READ)", refused));
         } else {
             end(State.FAILED, failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure);

@@ -312,7 +312,7 @@ public final class QueueDirectory {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
-                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.acl(),
+                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.aclFor(path),
                         CreateMode.CONTAINER,
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
@@ -327,10 +327,16 @@ public final class QueueDirectory {
             }
             return done;
         }).exceptionallyCompose(failure -> {
+            int slash = path.lastIndexOf('/');
+            if (Requests.codeOf(failure) == Code.NOAUTH) {
+                // A create is refused by its parent's ACL.
+                String parent = slash == 0 ? "/" : path.substring(0, slash);
+                return CompletableFuture.failedFuture(new io.zkcoord.NotAuthorizedException(parent, "create " + path
+                        + " in it (needs CREATE), on the way to queueing in " + dir, failure));
+            }
             if (Requests.codeOf(failure) != Code.NONODE) {
                 return CompletableFuture.failedFuture(failure);
             }
-            int slash = path.lastIndexOf('/');
             if (slash == 0) {
                 // "/x" has no parent to make: the root itself is missing, which happens only when
                 // the connect string names a chroot that does not exist.

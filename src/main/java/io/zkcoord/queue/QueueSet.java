@@ -126,16 +126,19 @@ public final class QueueSet {
     /** Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one transaction. */
     void create(ZkSession in, String prefix, byte[] data, CreateReply reply) {
         if (dirs.size() == 1) {
-            in.zooKeeper().create(first.path() + "/" + prefix, data, services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+            String node = first.path() + "/" + prefix;
+            in.zooKeeper().create(node, data, services().aclFor(node), CreateMode.EPHEMERAL_SEQUENTIAL,
                     (rc, path, ctx, name, stat) -> reply.created(Code.get(rc),
                             name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid()), null);
             return;
         }
         // Created with options so that each result carries the node's stat (the "create2" request).
-        CreateOptions options = CreateOptions.newBuilder(services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL).build();
         List<Op> ops = new ArrayList<>(dirs.size());
         for (QueueDirectory d : dirs) {
-            ops.add(Op.create(d.path() + "/" + prefix, data, options));
+            String node = d.path() + "/" + prefix;
+            CreateOptions options = CreateOptions.newBuilder(services().aclFor(node), CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .build();
+            ops.add(Op.create(node, data, options));
         }
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);

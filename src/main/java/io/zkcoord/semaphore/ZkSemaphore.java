@@ -82,7 +82,8 @@ public final class ZkSemaphore {
      * @param permits how many leases may be valid at once, at least 1
      * @throws IllegalArgumentException if {@code client} is null, {@code permits < 1}, or {@code path}
      *     is null, empty, relative, ends with or contains {@code //}, or has characters ZooKeeper
-     *     rejects, or the client's node ACL grants no WRITE
+     *     rejects, or the ACL the client gives this semaphore's queue nodes (its one ACL, or its
+     *     aclProvider's answer) grants no WRITE
      */
     public ZkSemaphore(ZkClient client, String path, int permits) {
         if (client == null) {
@@ -91,15 +92,18 @@ public final class ZkSemaphore {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
+        this.path = QueuePaths.validate("semaphore", path);
         // A holder that comes to hold with waiters behind it rewrites its node's data once to wake
-        // the next in line: without WRITE on its own nodes that wake-up would be lost.
-        if (client.acl().stream().noneMatch(a -> (a.getPerms() & ZooDefs.Perms.WRITE) != 0)) {
-            throw new IllegalArgumentException("ZkSemaphore needs WRITE in the client's node ACL, which grants "
-                    + client.acl());
+        // the next in line: without WRITE on its own nodes that wake-up would be lost. Asked with
+        // the shape of a queue node's path (an attempt id of zeros), as its create will ask.
+        java.util.List<org.apache.zookeeper.data.ACL> nodeAcl =
+                client.aclFor(path + "/" + io.zkcoord.queue.QueueNode.prefix(KIND, "0".repeat(32)));
+        if (nodeAcl.stream().noneMatch(a -> (a.getPerms() & ZooDefs.Perms.WRITE) != 0)) {
+            throw new IllegalArgumentException("ZkSemaphore needs WRITE in the ACL of its queue nodes, which grants "
+                    + nodeAcl);
         }
         this.client = client;
         this.services = ClientServices.of(client);
-        this.path = QueuePaths.validate("semaphore", path);
         this.permits = permits;
         this.queue = new QueueDirectory(client, path, record(permits), new CountGuard());
         this.leases = new Leases(new Host(), KIND, new SemaphoreRule(permits), this::checkOpen);

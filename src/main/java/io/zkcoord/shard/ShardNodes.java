@@ -30,7 +30,7 @@ final class ShardNodes {
             throw Waits.rethrow(e.getCause());
         }
         try {
-            session.call(assignmentPath, zk -> zk.create(assignmentPath, initial.encode(), client.acl(), CreateMode.PERSISTENT));
+            session.call(assignmentPath, zk -> zk.create(assignmentPath, initial.encode(), client.aclFor(assignmentPath), CreateMode.PERSISTENT));
             return initial;
         } catch (KeeperException.NodeExistsException e) {
             return ShardAssignment.decode(session.call(assignmentPath, zk -> zk.getData(assignmentPath, false, null)));

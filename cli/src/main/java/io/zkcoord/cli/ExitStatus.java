@@ -16,6 +16,12 @@ final class ExitStatus {
     static final int USAGE = 2;
     /** ZooKeeper could not be reached (or refused) in time: nothing was run. */
     static final int UNAVAILABLE = 69;
+    /**
+     * ZooKeeper refused for want of permission (an ACL that does not grant this client's
+     * identities what the step needs): {@code inspect} of a directory withholding READ, {@code run}
+     * of a lock whose directory withholds CREATE. Nothing was run.
+     */
+    static final int NOT_AUTHORIZED = 77;
     /** {@code run}: the lock was not acquired within {@code --wait}; the command never started. */
     static final int NOT_ACQUIRED = 75;
     /**
@@ -38,6 +44,7 @@ final class ExitStatus {
         codes.put("0", "done");
         codes.put("2", "bad arguments");
         codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
+        codes.put("77", "not authorized: the path's ACL withholds READ from us");
         return codes;
     }
 
@@ -48,6 +55,7 @@ final class ExitStatus {
         codes.put("2", "bad arguments");
         codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
         codes.put("75", "not acquired within --wait; the command was not started");
+        codes.put("77", "not authorized: the lock's ACL refuses us; the command was not started");
         codes.put("76", "the lock was lost while the command ran; it was sent SIGTERM (SIGKILL after --grace)");
         codes.put("126", "the command could not be executed");
         codes.put("127", "the command was not found");

@@ -74,6 +74,11 @@ public final class Zkcoord implements Runnable {
             err.flush();
             return ExitStatus.USAGE;
         }
+        if (e instanceof io.zkcoord.NotAuthorizedException) {
+            err.println("zkcoord: " + oneLine(e.getMessage()));
+            err.flush();
+            return ExitStatus.NOT_AUTHORIZED;
+        }
         if (e instanceof CoordinationException || e instanceof IllegalStateException) {
             err.println("zkcoord: " + oneLine(e.getMessage()));
             String said = String.valueOf(e.getMessage());

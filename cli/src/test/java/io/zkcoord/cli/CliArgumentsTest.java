@@ -36,7 +36,7 @@ class CliArgumentsTest extends CliFixture {
         ZkcoordProcess inspect = ZkcoordProcess.run(dir, "inspect", "--help");
         assertEquals(0, inspect.exitStatus(), inspect.toString());
         String statuses = inspect.out().substring(inspect.out().indexOf("Exit status:"));
-        assertEquals(List.of("0", "2", "69"), statuses.lines().skip(1).map(l -> l.strip().split("\\s+")[0]).toList(),
+        assertEquals(List.of("0", "2", "69", "77"), statuses.lines().skip(1).map(l -> l.strip().split("\\s+")[0]).toList(),
                 statuses);
         ZkcoordProcess run = ZkcoordProcess.run(dir, "run", "--help");
         assertEquals(0, run.exitStatus(), run.toString());

@@ -118,6 +118,29 @@ public final class Snippets {
             Recipes.mutex(authenticated);
         }
 
+        try (ZkClient billing = Securing.billingService(connect);
+                ZkClient other = ZkClient.builder().connectString(connect).build()) {
+            ZkMutex invoices = new ZkMutex(billing, "/locks/billing/invoices");
+            invoices.lock();
+            try {
+                check("billing's lock directory is billing's alone", () -> {
+                    try {
+                        List<org.apache.zookeeper.data.ACL> acl = billing.zooKeeper()
+                                .getACL("/locks/billing/invoices", new org.apache.zookeeper.data.Stat());
+                        return acl.size() == 1 && acl.get(0).getId().getScheme().equals("digest");
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+                long start = System.nanoTime();
+                boolean got = Securing.tryAsAnotherService(other);
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                check("another identity is refused at once, not after its 30 s", () -> !got && millis < 10_000);
+            } finally {
+                invoices.unlock();
+            }
+        }
+
         ZKClientConfig tls = Connecting.tlsSettings("/etc/zk/client.p12", "/etc/zk/trust.p12", "changeit");
         check("the TLS settings ask for a secure Netty connection",
                 () -> tls.getBoolean("zookeeper.client.secure")

@@ -1,0 +1,243 @@
+package io.zkcoord;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import org.apache.zookeeper.client.ConnectStringParser;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
+
+/**
+ * Finds out why a TLS client has no session. ZooKeeper's client keeps a failed TLS handshake to its
+ * own log and tries the next server, again and again, so the caller of {@link
+ * ZkClient.Builder#build()} would only see the connection timeout run out. This probe makes one
+ * handshake with each server of the connect string the way ZooKeeper's client does (the same
+ * {@link ClientX509Util} TLS context, built from the same {@link ZKClientConfig}, over Netty, to
+ * the same host string and port) and names what failed. A handshake that succeeds is kept open a
+ * moment, because under TLS 1.3 a server refuses a client certificate only after the client has
+ * finished its side. A server that closes the handshake is asked a plain four-letter word: an
+ * answer proves a plain-text port.
+ *
+ * <p>Nothing but the handshake is sent on the TLS connection; each probe's connection and threads
+ * end before {@link #probe} returns. Stateless; thread-safe.
+ */
+final class TlsProbe {
+
+    /** How long a finished handshake is watched for a refusal of the client's certificate. */
+    private static final long REFUSAL_WAIT_MILLIS = 500;
+
+    private TlsProbe() {
+    }
+
+    /** @return true if {@code config} asks for TLS */
+    static boolean isSecure(ZKClientConfig config) {
+        return config.getBoolean(ZKClientConfig.SECURE_CLIENT);
+    }
+
+    /** What one server answered. */
+    record Answer(String server, TlsConnectException.Problem problem, String detail, Throwable cause) {
+    }
+
+    /**
+     * Probes every server of {@code connectString}, each within {@code budgetMillis}.
+     *
+     * @return the TLS failure if every server answered with one; empty if any server completed a
+     *     handshake, could not be reached (the client may reach it later), or did not answer in time
+     */
+    static Optional<TlsConnectException> probe(String connectString, ZKClientConfig config, long budgetMillis) {
+        List<InetSocketAddress> servers = new ConnectStringParser(connectString).getServerAddresses();
+        SslContext context;
+        try (ClientX509Util x509 = new ClientX509Util()) {
+            context = x509.createNettySslContextForClient(config);
+        } catch (Exception e) {
+            return Optional.of(new TlsConnectException(TlsConnectException.Problem.HANDSHAKE_FAILED,
+                    "cannot set up TLS for " + connectString + " with the client's zookeeper.ssl settings: "
+                            + e.getMessage(), e));
+        }
+        List<CompletableFuture<Optional<Answer>>> answers = new ArrayList<>();
+        for (InetSocketAddress server : servers) {
+            answers.add(CompletableFuture.supplyAsync(() -> probe(context, server, budgetMillis)));
+        }
+        List<Answer> failures = new ArrayList<>();
+        for (CompletableFuture<Optional<Answer>> a : answers) {
+            Optional<Answer> answer = a.join();
+            if (answer.isEmpty()) {
+                return Optional.empty();
+            }
+            failures.add(answer.get());
+        }
+        TlsConnectException.Problem problem = failures.get(0).problem();
+        boolean same = failures.stream().allMatch(f -> f.problem() == problem);
+        String details = failures.stream().map(f -> f.server() + ": " + f.detail()).collect(Collectors.joining("; "));
+        return Optional.of(new TlsConnectException(same ? problem : TlsConnectException.Problem.HANDSHAKE_FAILED,
+                "no TLS connection to " + connectString + ": " + details, failures.get(0).cause()));
+    }
+
+    /** @return the TLS failure of one server; empty if its handshake worked or it could not be reached */
+    private static Optional<Answer> probe(SslContext context, InetSocketAddress server, long budgetMillis) {
+        String host = server.getHostString();
+        int port = server.getPort();
+        String name = host + ":" + port;
+        EventLoopGroup group = new NioEventLoopGroup(1, r -> {
+            Thread t = new Thread(r, "zkcoord-tls-probe");
+            t.setDaemon(true);
+            return t;
+        });
+        CompletableFuture<Throwable> refusedLater = new CompletableFuture<>();
+        try {
+            Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, budgetMillis))
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast("ssl", context.newHandler(ch.alloc(), host, port));
+                            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                    refusedLater.complete(cause);
+                                    ctx.close();
+                                }
+
+                                @Override
+                                public void channelInactive(ChannelHandlerContext ctx) {
+                                    refusedLater.complete(null);
+                                }
+                            });
+                        }
+                    });
+            ChannelFuture connect = bootstrap.connect(host, port);
+            if (!connect.awaitUninterruptibly(budgetMillis) || !connect.isSuccess()) {
+                return Optional.empty(); // unreachable: not a TLS question
+            }
+            Channel channel = connect.channel();
+            SslHandler ssl = channel.pipeline().get(SslHandler.class);
+            if (!ssl.handshakeFuture().awaitUninterruptibly(budgetMillis)) {
+                return Optional.empty(); // no answer in time: a slow server, not a refusal
+            }
+            if (!ssl.handshakeFuture().isSuccess()) {
+                return Optional.of(classify(name, ssl.handshakeFuture().cause(), server, budgetMillis));
+            }
+            Throwable later;
+            try {
+                later = refusedLater.get(REFUSAL_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                return Optional.empty(); // still open: the server accepted us
+            } finally {
+                channel.close();
+            }
+            if (later != null && mentions(later, "certificate", "bad_certificate", "certificate_required",
+                    "unknown_ca", "handshake_failure")) {
+                return Optional.of(clientCertificateRefused(name, later));
+            }
+            return Optional.empty();
+        } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.empty();
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static Answer classify(String name, Throwable failure, InetSocketAddress server, long budgetMillis) {
+        if (has(failure, CertPathBuilderException.class) || has(failure, CertPathValidatorException.class)
+                || mentions(failure, "PKIX path", "unable to find valid certification path")) {
+            return new Answer(name, TlsConnectException.Problem.SERVER_NOT_TRUSTED, "the server's certificate is not"
+                    + " trusted: no certificate of the client's trust store (zookeeper.ssl.trustStore.location)"
+                    + " signed it", failure);
+        }
+        if (has(failure, SSLPeerUnverifiedException.class) || mentions(failure, "subject alternative",
+                "Failed to verify host", "doesn't match", "does not match")) {
+            return new Answer(name, TlsConnectException.Problem.HOST_NAME_MISMATCH, "the server's certificate is"
+                    + " trusted but does not name the host name or address " + server.getHostString()
+                    + " (host-name verification is on; zookeeper.ssl.hostnameVerification=false turns it off)",
+                    failure);
+        }
+        if (mentions(failure, "bad_certificate", "certificate_unknown", "certificate_required", "unknown_ca",
+                "Empty client certificate")) {
+            return clientCertificateRefused(name, failure);
+        }
+        if (answersPlainText(server, budgetMillis)) {
+            return new Answer(name, TlsConnectException.Problem.NOT_A_TLS_PORT, "the port answers in plain text, not"
+                    + " TLS: it is a plain-text clientPort; connect to the server's secureClientPort", failure);
+        }
+        return new Answer(name, TlsConnectException.Problem.HANDSHAKE_FAILED, "the TLS handshake failed: "
+                + rootMessage(failure), failure);
+    }
+
+    private static Answer clientCertificateRefused(String name, Throwable failure) {
+        return new Answer(name, TlsConnectException.Problem.CLIENT_CERTIFICATE_REFUSED, "the server refused the"
+                + " client certificate (" + rootMessage(failure) + "): it is not signed by a CA the server trusts,"
+                + " or none is configured (zookeeper.ssl.keyStore.location) while the server needs one", failure);
+    }
+
+    /** @return true if the port answers a plain-text four-letter word: a plain-text ZooKeeper port */
+    private static boolean answersPlainText(InetSocketAddress server, long budgetMillis) {
+        try (Socket socket = new Socket()) {
+            int timeout = (int) Math.max(1, Math.min(budgetMillis, 2000));
+            socket.connect(new InetSocketAddress(server.getHostString(), server.getPort()), timeout);
+            socket.setSoTimeout(timeout);
+            // Any four-letter word gets a plain-text answer, even one the server does not allow.
+            socket.getOutputStream().write("isro".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            return in.read() >= 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static boolean has(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean mentions(Throwable t, String... words) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = String.valueOf(c.getMessage());
+            for (String w : words) {
+                if (m.contains(w)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+}
