@@ -57,7 +57,11 @@ import org.apache.zookeeper.data.Stat;
  * <p><b>What is not ours</b> never throws: a child whose name is not a queue node's is reported
  * after the queue (kind empty, sequence -1, never holding) and does not count in the rules, as the
  * recipes ignore it; data in no known shape gives empty owner fields. A node that vanishes between
- * the two reads is left out. A directory that does not exist gives an empty snapshot.
+ * the two reads is left out.
+ *
+ * <p><b>A missing directory is the idle state</b>, not an error: a lock's last release removes its
+ * directory with its node (nothing is left behind for keys used once), and the next acquisition
+ * makes it again. The snapshot is then empty and says so ({@link QueueSnapshot#directoryExists()}).
  *
  * <p>Stateless and thread-safe.
  */
@@ -75,7 +79,8 @@ public final class Inspector {
      *
      * @param client the client to read with
      * @param path the queue directory, for instance {@code /locks/nightly-export}
-     * @return the snapshot; empty if the directory does not exist or has no children
+     * @return the snapshot; empty if the directory has no children, or does not exist (then {@link
+     *     QueueSnapshot#directoryExists()} is false: nobody holds or waits)
      * @throws IllegalArgumentException if {@code client} is null or {@code path} cannot name a lock
      *     directory
      * @throws IllegalStateException if the client is closed
@@ -95,14 +100,17 @@ public final class Inspector {
         QueuePaths.validate(path);
         ZkSession session = client.session();
         try {
-            // 1. The queue: one getChildren, no watch. A missing directory is an empty queue.
+            // 1. The queue: one getChildren, no watch. A missing directory is the idle state.
             List<String> children = session.call(path, zk -> {
                 try {
                     return zk.getChildren(path, false);
                 } catch (KeeperException.NoNodeException e) {
-                    return List.<String>of();
+                    return null;
                 }
             });
+            if (children == null) {
+                return new QueueSnapshot(path, Instant.now(), List.of(), false);
+            }
             if (children.isEmpty()) {
                 return new QueueSnapshot(path, Instant.now(), List.of());
             }
@@ -130,7 +138,7 @@ public final class Inspector {
     private static QueueSnapshot snapshot(String path, Instant readAt, List<QueueNode> queue, List<String> foreign,
             List<OpResult> results) {
         if (!(results.get(0) instanceof OpResult.GetDataResult dir)) {
-            return new QueueSnapshot(path, readAt, List.of()); // the directory went between the reads
+            return new QueueSnapshot(path, readAt, List.of(), false); // the directory went between the reads
         }
         // The rules run on the queue as it stands after the second read: a node gone by then
         // no longer counts, as for the recipes themselves.

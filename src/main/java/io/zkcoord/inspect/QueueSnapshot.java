@@ -12,8 +12,16 @@ import java.util.Optional;
  * @param readAt when the read of the nodes' data was answered (this machine's clock)
  * @param entries the directory's nodes: the queue in queue order (by sequence number), then any
  *     child whose name is not a queue node's (ordered by name; they never hold)
+ * @param directoryExists false if the directory did not exist when read: the idle state of a lock
+ *     on a key nobody uses now (the last release removes the directory with its node, and the next
+ *     acquisition makes it again), not an error
  */
-public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
+public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries, boolean directoryExists) {
+
+    /** A snapshot of a directory that exists. */
+    public QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entry> entries) {
+        this(path, readAt, entries, true);
+    }
 
     /**
      * @throws IllegalArgumentException if an argument is null
@@ -23,6 +31,11 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
             throw new IllegalArgumentException("path, readAt and entries must not be null");
         }
         entries = List.copyOf(entries);
+    }
+
+    /** @return true if nobody holds or waits: the directory is empty, or does not exist */
+    public boolean idle() {
+        return entries.isEmpty();
     }
 
     /** @return the entries that hold now (several for readers or a semaphore) */

@@ -32,6 +32,7 @@ public final class ClientServices {
     private final String chroot;
     private final Supplier<Boolean> connected;
     private final Observer observer;
+    private final KnownDirectories knownDirectories = new KnownDirectories(KnownDirectories.DEFAULT_CAPACITY);
 
     /**
      * @param name the client's name, for thread names and messages
@@ -122,5 +123,10 @@ public final class ClientServices {
 
     public String name() {
         return name;
+    }
+
+    /** @return what this client has seen of its recipes' directories (bounded; a hint, see there) */
+    public KnownDirectories knownDirectories() {
+        return knownDirectories;
     }
 }

@@ -134,6 +134,9 @@ public final class Acquisition {
      * promotions} must tell it. (A node created after that read reads a queue in which ours holds.)
      */
     private boolean successorMayWatch;
+    /** The children of the last read decided on, and the directories a release may remove by it. */
+    private List<List<String>> lastRead;
+    private List<String> removableDirs = List.of();
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -199,6 +202,7 @@ public final class Acquisition {
     }
 
     synchronized void start() {
+        queues.entered();
         awaitSession();
     }
 
@@ -255,6 +259,7 @@ public final class Acquisition {
         createUnsettled = false;
         createInFlight = false;
         queueWatched = false;
+        lastRead = null;
         int s = step;
         Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
@@ -324,6 +329,12 @@ public final class Acquisition {
                         }
                     }
                 });
+                return;
+            case NODEEXISTS:
+                // A directory the transaction would have made exists after all (the set now knows
+                // it): the plain create.
+                createUnsettled = false;
+                sendCreate();
                 return;
             case CONNECTIONLOSS:
             case OPERATIONTIMEOUT:
@@ -452,7 +463,9 @@ public final class Acquisition {
         switch (code) {
             case OK:
                 QueueDirectory.DirectoryGuard guard = queue.guard();
-                if (guard != null && dirCzxid != guard.validatedCzxid()) {
+                // A directory whose czxid is our node's was made in our create's transaction, with
+                // this recipe's own settings: nothing to validate.
+                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != czxid) {
                     validateThenDecide(guard, children);
                 } else {
                     decide(children);
@@ -506,7 +519,9 @@ public final class Acquisition {
         children.forEach(c -> queuesNow.add(QueueNode.queue(c)));
         EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
         Turn turn = answer.turn();
+        lastRead = children;
         if (turn instanceof Turn.Held) {
+            removableDirs = queues.removable(children, ownPaths, null);
             // A node behind ours may have read the queue while ours still waited, and watch it:
             // tell it (if the rule asks) unless ours is the last node of this very read.
             List<QueueNode> firstQueue = queuesNow.get(0);
@@ -590,6 +605,7 @@ public final class Acquisition {
         watcher = null;
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
             successorMayWatch = true; // not read: assume one (only rules that announce care)
+            removableDirs = lastRead == null ? List.of() : queues.removable(lastRead, ownPaths, event.getPath());
             grant();
         } else {
             readQueue();
@@ -682,11 +698,12 @@ public final class Acquisition {
         }
         state = State.GRANTED;
         ++step;
+        queues.left();
         cancelSessionHook.run();
         if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPaths.get(0), data);
         }
-        result.complete(new Grant(session, ownPaths, owns.get(0), czxid));
+        result.complete(new Grant(session, ownPaths, owns.get(0), czxid, removableDirs));
     }
 
     /** Session-end hook: the node went with the session; queue again in the next. */
@@ -714,12 +731,13 @@ public final class Acquisition {
         }
         state = terminal;
         ++step;
+        queues.left();
         cancelSessionHook.run();
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
             if (ownPaths != null) {
-                cleaning = queues.deleteInBackground(session, ownPaths);
+                cleaning = queues.leave(session, ownPaths, lastRead);
             } else if (createUnsettled && !createInFlight) {
                 // Not waiting for a create's reply (that reply deletes its node): a create whose
                 // reply was lost may have made a node; find it by its attempt id.

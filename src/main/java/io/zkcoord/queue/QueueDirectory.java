@@ -102,6 +102,11 @@ public final class QueueDirectory {
         return guard;
     }
 
+    /** @return the data the directory node is created with */
+    byte[] data() {
+        return dirData.clone();
+    }
+
     /** @return the directory */
     public String path() {
         return dir;
@@ -317,6 +322,11 @@ public final class QueueDirectory {
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
                             if (code == Code.OK || code == Code.NODEEXISTS) {
+                                if (code == Code.OK) {
+                                    services.knownDirectories().saw(path, true);
+                                } else {
+                                    services.knownDirectories().sawExisting(path);
+                                }
                                 done.complete(null);
                             } else {
                                 done.completeExceptionally(KeeperException.create(code, path));

@@ -2,10 +2,12 @@ package io.zkcoord.queue;
 
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.KnownDirectories;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -35,6 +37,12 @@ public final class QueueSet {
 
     private final List<QueueDirectory> dirs;
     private final QueueDirectory first;
+    /**
+     * Acquisitions of this set (one lock object) running now. Their nodes are, or soon will be,
+     * in the directories, so a release meanwhile does not try to remove them: many threads on one
+     * lock object would otherwise pay a failing transaction at every handoff.
+     */
+    private final AtomicInteger waiting = new AtomicInteger();
 
     private QueueSet(List<QueueDirectory> dirs) {
         this.dirs = List.copyOf(dirs);
@@ -123,30 +131,56 @@ public final class QueueSet {
         void read(Code code, List<List<String>> children, long dirCzxid);
     }
 
-    /** Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one transaction. */
+    /**
+     * Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one
+     * transaction. A directory this client does not know to exist is made in the same transaction
+     * (a {@code CONTAINER} create before the node's): a fresh key costs one request. The reply's
+     * code tells what to do next: {@code NODEEXISTS}, a directory was there after all (now known:
+     * send again); {@code NONODE}, a directory or a parent is missing (now known: {@link
+     * #createDirectories}, then send again).
+     */
     void create(ZkSession in, String prefix, byte[] data, CreateReply reply) {
-        if (dirs.size() == 1) {
-            in.zooKeeper().create(first.path() + "/" + prefix, data, services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                    (rc, path, ctx, name, stat) -> reply.created(Code.get(rc),
-                            name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid()), null);
+        KnownDirectories known = services().knownDirectories();
+        List<QueueDirectory> missing = new ArrayList<>(1);
+        for (QueueDirectory d : dirs) {
+            if (!known.exists(d.path())) {
+                missing.add(d);
+            }
+        }
+        if (dirs.size() == 1 && missing.isEmpty()) {
+            String dir = first.path();
+            in.zooKeeper().create(dir + "/" + prefix, data, services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                    (rc, path, ctx, name, stat) -> {
+                        Code code = Code.get(rc);
+                        if (code == Code.OK) {
+                            known.sawExisting(dir);
+                        } else if (code == Code.NONODE) {
+                            known.sawGone(dir); // removed since it was seen: the next create makes it
+                        }
+                        reply.created(code, name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid());
+                    }, null);
             return;
         }
         // Created with options so that each result carries the node's stat (the "create2" request).
         CreateOptions options = CreateOptions.newBuilder(services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL).build();
-        List<Op> ops = new ArrayList<>(dirs.size());
+        List<Op> ops = new ArrayList<>(missing.size() + dirs.size());
+        for (QueueDirectory d : missing) {
+            ops.add(Op.create(d.path(), d.data(), services().acl(), CreateMode.CONTAINER));
+        }
         for (QueueDirectory d : dirs) {
             ops.add(Op.create(d.path() + "/" + prefix, data, options));
         }
+        int skip = missing.size();
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             if (code != Code.OK) {
-                reply.created(code, null, 0);
+                reply.created(learnFromFailedCreate(code, results, missing), null, 0);
                 return;
             }
             List<String> paths = new ArrayList<>(dirs.size());
             long czxid = 0;
             for (int i = 0; i < dirs.size(); i++) {
-                OpResult.CreateResult r = (OpResult.CreateResult) results.get(i);
+                OpResult.CreateResult r = (OpResult.CreateResult) results.get(skip + i);
                 // The node's name, put back under the directory as this client names it (a chroot
                 // is not part of it).
                 String made = r.getPath();
@@ -155,43 +189,142 @@ public final class QueueSet {
                     czxid = r.getStat().getCzxid();
                 }
             }
+            for (QueueDirectory d : dirs) {
+                known.sawExisting(QueuePaths.parentOf(d.path()));
+            }
+            for (QueueDirectory d : missing) {
+                known.saw(d.path(), true);
+            }
+            for (QueueDirectory d : dirs) {
+                known.sawExisting(d.path());
+            }
             reply.created(Code.OK, paths, czxid);
         }, null);
     }
 
     /**
-     * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat
-     * when {@code withStat}) for one directory; one {@code multi} of reads for several, which can
-     * set no watch.
+     * A failed create transaction names the operation that failed: remembers what it showed.
+     *
+     * @return the code the acquisition acts on
+     */
+    private Code learnFromFailedCreate(Code code, List<OpResult> results, List<QueueDirectory> missing) {
+        KnownDirectories known = services().knownDirectories();
+        int failed = -1;
+        for (int i = 0; results != null && i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult err && err.getErr() != Code.OK.intValue()
+                    && err.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+                failed = i;
+                break;
+            }
+        }
+        if (failed < 0) {
+            return code;
+        }
+        if (failed < missing.size()) {
+            String dir = missing.get(failed).path();
+            if (code == Code.NODEEXISTS) {
+                known.sawExisting(dir); // made by someone else: the plain create will do
+            } else if (code == Code.NONODE) {
+                known.sawGone(QueuePaths.parentOf(dir)); // its parent is missing: made first, apart
+            }
+        } else if (code == Code.NONODE) {
+            known.sawGone(dirs.get(failed - missing.size()).path());
+        }
+        return code;
+    }
+
+    /**
+     * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat)
+     * for one directory; one {@code multi} of reads for several, which can set no watch (it reads
+     * every directory's own stat too). What the stats show (the directory exists, and whether it is
+     * a {@code CONTAINER}) is remembered for the release.
+     *
+     * @param withStat unused: every read of one directory carries its stat
      */
     void read(ZkSession in, Watcher watcher, boolean withStat, ReadReply reply) {
+        KnownDirectories known = services().knownDirectories();
         if (dirs.size() == 1) {
             String dir = first.path();
-            if (!withStat) {
-                in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) ->
-                        reply.read(Code.get(rc), children == null ? null : List.of(children), 0), null);
-            } else {
-                in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) ->
-                        reply.read(Code.get(rc), children == null ? null : List.of(children),
-                                stat == null ? 0 : stat.getCzxid()), null);
-            }
+            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK && stat != null) {
+                    known.saw(dir, isContainer(stat.getEphemeralOwner()));
+                } else if (code == Code.NONODE) {
+                    known.sawGone(dir);
+                }
+                reply.read(code, children == null ? null : List.of(children), stat == null ? 0 : stat.getCzxid());
+            }, null);
             return;
         }
         if (watcher != null) {
             throw new IllegalStateException("a multi read sets no watch: a rule over several queues names one node");
         }
-        List<Op> ops = new ArrayList<>(dirs.size());
+        List<Op> ops = new ArrayList<>(2 * dirs.size());
         dirs.forEach(d -> ops.add(Op.getChildren(d.path())));
+        dirs.forEach(d -> ops.add(Op.getData(d.path())));
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             // A multi of reads reports its first per-operation error (a directory gone: NONODE) as
             // its code, yet answers every read.
-            if (results == null || results.size() != dirs.size() || (code != Code.OK && code != Code.NONODE)) {
+            if (results == null || results.size() != ops.size() || (code != Code.OK && code != Code.NONODE)) {
                 reply.read(code == Code.OK ? Code.SYSTEMERROR : code, null, 0);
                 return;
             }
-            reply.read(Code.OK, childrenOf(results), 0);
+            for (int i = 0; i < dirs.size(); i++) {
+                if (results.get(dirs.size() + i) instanceof OpResult.GetDataResult r && r.getStat() != null) {
+                    known.saw(dirs.get(i).path(), isContainer(r.getStat().getEphemeralOwner()));
+                } else {
+                    known.sawGone(dirs.get(i).path());
+                }
+            }
+            reply.read(Code.OK, childrenOf(results.subList(0, dirs.size())), 0);
         }, null);
+    }
+
+    /**
+     * ZooKeeper marks a {@code CONTAINER} node in its stat by an {@code ephemeralOwner} of {@link
+     * Long#MIN_VALUE} (the server's {@code EphemeralType.CONTAINER_EPHEMERAL_OWNER}); a persistent
+     * node has 0, an ephemeral one its session.
+     */
+    static boolean isContainer(long ephemeralOwner) {
+        return ephemeralOwner == Long.MIN_VALUE;
+    }
+
+    /**
+     * Which directories a release of a grant decided on {@code lastRead} may remove with its
+     * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
+     * deleted since, or null), known to be {@code CONTAINER} nodes. A hint: the release's
+     * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
+     * alone.
+     */
+    List<String> removable(List<List<String>> lastRead, List<String> own, String gonePath) {
+        KnownDirectories known = services().knownDirectories();
+        List<String> removable = new ArrayList<>(1);
+        for (int i = 0; i < dirs.size() && i < lastRead.size(); i++) {
+            String dir = dirs.get(i).path();
+            boolean alone = true;
+            for (String name : lastRead.get(i)) {
+                String p = dir + "/" + name;
+                if (!p.equals(own.get(i)) && !p.equals(gonePath)) {
+                    alone = false;
+                    break;
+                }
+            }
+            if (alone && known.get(dir) == KnownDirectories.Known.CONTAINER) {
+                removable.add(dir);
+            }
+        }
+        return removable;
+    }
+
+    /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
+    void entered() {
+        waiting.incrementAndGet();
+    }
+
+    /** An acquisition of this set ended (held, or not). */
+    void left() {
+        waiting.decrementAndGet();
     }
 
     private static List<List<String>> childrenOf(List<OpResult> results) {
@@ -216,10 +349,22 @@ public final class QueueSet {
         return Requests.multi(in, ops).thenApply(QueueSet::childrenOf);
     }
 
-    /** Creates every directory that is missing, one after the other. */
+    /**
+     * After a create answered {@code NONODE}: makes what the next create cannot make itself. A
+     * directory known gone whose parent is known to exist is left to the next create's
+     * transaction (no request here); any other missing directory is made here with its missing
+     * parents, one after the other ({@code CONTAINER} nodes).
+     */
     CompletableFuture<Void> createDirectories(ZkSession in) {
+        KnownDirectories known = services().knownDirectories();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (QueueDirectory d : dirs) {
+            String parent = QueuePaths.parentOf(d.path());
+            // The root is never taken as known: a missing root means a missing chroot, which the
+            // create below reports.
+            if (known.exists(d.path()) || (!parent.equals("/") && known.exists(parent))) {
+                continue;
+            }
             chain = chain.thenCompose(v -> d.createDirectory(in));
         }
         return chain;
@@ -248,6 +393,137 @@ public final class QueueSet {
         });
     }
 
+    /**
+     * Releases a grant: deletes its nodes as {@link #release(ZkSession, List)} does; when the
+     * grant names directories its release may remove ({@link Grant#removableDirs()}) and no other
+     * acquisition of this set runs, first tries one {@code multi} deleting the nodes and those
+     * directories. That transaction is all or nothing: if anyone queued meanwhile it fails whole
+     * (NOTEMPTY) and the nodes are deleted alone, so removing a directory never takes a node with
+     * it. Only the directories themselves are removed, never a parent.
+     */
+    public CompletableFuture<Void> release(Grant grant) {
+        return release(grant.session(), grant.paths(), grant.removableDirs());
+    }
+
+    /** As {@link #release(Grant)}, for nodes {@code paths} whose grant named {@code removableDirs}. */
+    public CompletableFuture<Void> release(ZkSession session, List<String> paths, List<String> removableDirs) {
+        if (removableDirs.isEmpty() || waiting.get() > 0) {
+            return release(session, paths);
+        }
+        return first.underPolicy(session, paths.get(0), () -> deleteWithDirs(session, paths, removableDirs))
+                .handle((v, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    Code code = Requests.codeOf(failure);
+                    if (code != null && code != Code.SESSIONEXPIRED && !Requests.passing(code)) {
+                        return release(session, paths); // NOTEMPTY: someone queued; the nodes alone
+                    }
+                    if (!session.isAlive() || code == Code.SESSIONEXPIRED
+                            || unwrap(failure) instanceof io.zkcoord.SessionLostException) {
+                        return CompletableFuture.<Void>completedFuture(null); // went with the session
+                    }
+                    deleteInBackground(session, paths); // the policy gave up: the nodes go later
+                    return CompletableFuture.<Void>failedFuture(unwrap(failure));
+                }).thenCompose(f -> f);
+    }
+
+    /**
+     * As {@link #deleteInBackground(ZkSession, List)} for a grant nobody uses (or an election
+     * node): tries the removal of its directories first, as {@link #release(Grant)} does.
+     */
+    public CompletableFuture<Void> deleteInBackground(Grant grant) {
+        if (grant.removableDirs().isEmpty() || waiting.get() > 0) {
+            return deleteInBackground(grant.session(), grant.paths());
+        }
+        ZkSession session = grant.session();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        first.inBackground(session, String.valueOf(grant.paths()), () -> deleteWithDirs(session, grant.paths(),
+                grant.removableDirs()).exceptionallyCompose(failure -> {
+                    Code code = Requests.codeOf(failure);
+                    return code != null && !Requests.passing(code) && code != Code.SESSIONEXPIRED
+                            ? deleteAll(session, grant.paths()) : CompletableFuture.failedFuture(failure);
+                }), done);
+        return done;
+    }
+
+    /**
+     * Deletes the nodes of an acquisition that ends without a grant (abandoned, timed out, one
+     * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
+     * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
+     * is known to be a {@code CONTAINER}, and where no other acquisition of this set runs, sends
+     * one {@code delete} of the directory: it succeeds only if the directory is empty by then
+     * (the nodes ahead of ours have left too), and fails harmlessly otherwise. So a waiter that
+     * gives up last takes the directory along, at the cost of that one request.
+     *
+     * @return completes once the nodes are deleted (or it stopped trying), as the plain deletion
+     */
+    CompletableFuture<Void> leave(ZkSession session, List<String> paths, List<List<String>> lastRead) {
+        CompletableFuture<Void> deleted = deleteInBackground(session, paths);
+        if (lastRead == null || waiting.get() > 0) {
+            return deleted;
+        }
+        KnownDirectories known = services().knownDirectories();
+        List<String> tryDirs = new ArrayList<>(1);
+        for (int i = 0; i < dirs.size() && i < lastRead.size() && i < paths.size(); i++) {
+            String dir = dirs.get(i).path();
+            String own = paths.get(i).substring(paths.get(i).lastIndexOf('/') + 1);
+            java.util.Optional<QueueNode> ours = QueueNode.parse(own);
+            boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
+                    .anyMatch(n -> n.sequence() > ours.get().sequence());
+            if (!behind && known.get(dir) == KnownDirectories.Known.CONTAINER) {
+                tryDirs.add(dir);
+            }
+        }
+        if (!tryDirs.isEmpty()) {
+            deleted.thenRun(() -> tryDirs.forEach(dir -> removeIfEmpty(session, dir)));
+        }
+        return deleted;
+    }
+
+    /** One {@code delete} of {@code dir}, any version: done if empty, refused (NOTEMPTY) otherwise; nobody waits. */
+    private void removeIfEmpty(ZkSession session, String dir) {
+        if (!session.isAlive()) {
+            return;
+        }
+        try {
+            session.zooKeeper().delete(dir, -1, (rc, p, ctx) -> {
+                if (Code.get(rc) == Code.OK || Code.get(rc) == Code.NONODE) {
+                    services().knownDirectories().sawGone(dir);
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            log.debug("not removing {}: {}", dir, e.toString());
+        }
+    }
+
+    /** One {@code multi}: every node, then every directory in {@code dirs}; on success the directories are known gone. */
+    private CompletableFuture<Void> deleteWithDirs(ZkSession session, List<String> paths, List<String> dirsToRemove) {
+        List<Op> ops = new ArrayList<>(paths.size() + dirsToRemove.size());
+        paths.forEach(p -> ops.add(Op.delete(p, -1)));
+        dirsToRemove.forEach(d -> ops.add(Op.delete(d, -1)));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            session.zooKeeper().multi(ops, (rc, p, ctx, results) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    dirsToRemove.forEach(services().knownDirectories()::sawGone);
+                    done.complete(null);
+                } else {
+                    done.completeExceptionally(KeeperException.create(code, paths.get(0)));
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                ? c.getCause() : failure;
+    }
+
     /** Deletes {@code paths} in {@code session} in the background, retrying until done or the session ends. */
     public CompletableFuture<Void> deleteInBackground(ZkSession session, List<String> paths) {
         if (paths.size() == 1) {
@@ -263,6 +539,9 @@ public final class QueueSet {
      * nothing), each of the others is deleted on its own.
      */
     private static CompletableFuture<Void> deleteAll(ZkSession session, List<String> paths) {
+        if (paths.size() == 1) {
+            return Requests.delete(session, paths.get(0));
+        }
         List<Op> ops = new ArrayList<>(paths.size());
         paths.forEach(p -> ops.add(Op.delete(p, -1)));
         CompletableFuture<Void> done = new CompletableFuture<>();

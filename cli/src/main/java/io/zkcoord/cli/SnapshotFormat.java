@@ -23,6 +23,11 @@ final class SnapshotFormat {
         StringBuilder b = new StringBuilder();
         long holding = s.entries().stream().filter(Entry::holding).count();
         b.append(s.path()).append(": ");
+        if (!s.directoryExists()) {
+            b.append("idle: the directory does not exist; nobody holds or waits (read at ").append(s.readAt())
+                    .append(")\n");
+            return b.toString();
+        }
         if (s.entries().isEmpty()) {
             b.append("nobody holds or waits (read at ").append(s.readAt()).append(")\n");
             return b.toString();
@@ -68,6 +73,7 @@ final class SnapshotFormat {
         StringBuilder b = new StringBuilder();
         b.append("{\"path\":").append(string(s.path()))
                 .append(",\"readAt\":").append(string(s.readAt().toString()))
+                .append(",\"directoryExists\":").append(s.directoryExists())
                 .append(",\"entries\":[");
         for (int i = 0; i < s.entries().size(); i++) {
             Entry e = s.entries().get(i);
