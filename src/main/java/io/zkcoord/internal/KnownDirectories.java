@@ -5,9 +5,17 @@ import java.util.Map;
 
 /**
  * What one client has seen of the directories its recipes queue in: which exist, and which of
- * them are {@code CONTAINER} nodes. A hint, never a promise: another client may delete or make a
- * directory at any moment, and every use of a hint survives it being wrong (a create that fails
- * teaches the truth, at the cost of one round trip).
+ * them the library made. A hint, never a promise: another client may delete or make a directory
+ * at any moment, and every use of a hint survives it being wrong (a create that fails teaches the
+ * truth, at the cost of one round trip; a removal that finds the directory busy deletes nothing).
+ *
+ * <p><b>Made by the library.</b> The library makes every directory as a {@code CONTAINER} node and
+ * removes only those. ZooKeeper does not show a node's mode to clients (a container's stat looks
+ * like a persistent node's, {@code ephemeralOwner} 0), so a directory counts as the library's
+ * only when this client saw it made by the library: by this client, or in the same transaction
+ * as a queue node (the directory's {@code czxid} equals that node's). Every such fact is tied to
+ * the directory's {@code czxid}: a directory removed and made again by someone else is unknown
+ * again.
  *
  * <p>Bounded: the {@value #DEFAULT_CAPACITY} directories used last are remembered, the others
  * forgotten, so a service that locks a new key every time (one lock per order id) holds no memory
@@ -17,15 +25,16 @@ import java.util.Map;
  */
 public final class KnownDirectories {
 
-    /** How many directories a client remembers unless told otherwise. */
+    /** How many directories a client remembers. */
     public static final int DEFAULT_CAPACITY = 4096;
 
-    /** What is known of one directory. */
-    public enum Known {
-        /** Seen to exist; its mode is not known (or it is not a container). */
-        EXISTS,
-        /** Seen to exist as a {@code CONTAINER} node: the library made it, and may remove it. */
-        CONTAINER
+    /**
+     * What is known of one directory.
+     *
+     * @param czxid its czxid, or 0 if not seen yet
+     * @param libraryMade true if seen made by the library (a container it may remove)
+     */
+    private record Known(long czxid, boolean libraryMade) {
     }
 
     private final Map<String, Known> known;
@@ -43,28 +52,53 @@ public final class KnownDirectories {
         };
     }
 
-    /** @return what is known of {@code path}, or null if nothing (never seen, forgotten, or seen gone) */
-    public synchronized Known get(String path) {
-        return known.get(path);
-    }
-
     /** @return true if {@code path} was last seen to exist */
     public synchronized boolean exists(String path) {
         return known.get(path) != null;
     }
 
-    /**
-     * Records that {@code path} exists; a mode known already is kept ({@code EXISTS} says less
-     * than {@code CONTAINER}, not something else).
-     */
-    public synchronized void sawExisting(String path) {
-        known.putIfAbsent(path, Known.EXISTS);
-        known.get(path); // touch: the most recently used
+    /** @return true if {@code path} was last seen to exist, made by the library */
+    public synchronized boolean libraryMade(String path) {
+        Known k = known.get(path);
+        return k != null && k.libraryMade();
     }
 
-    /** Records that {@code path} exists and whether it is a {@code CONTAINER} node (read from its stat). */
-    public synchronized void saw(String path, boolean container) {
-        known.put(path, container ? Known.CONTAINER : Known.EXISTS);
+    /** Records that {@code path} exists (its czxid not seen); what is known of it already is kept. */
+    public synchronized void sawExisting(String path) {
+        if (known.get(path) == null) {
+            known.put(path, new Known(0, false));
+        }
+    }
+
+    /**
+     * Records that {@code path} exists with {@code czxid} (read from its stat). Known to be the
+     * library's if it was, and this is the same directory (or its czxid was not known yet).
+     */
+    public synchronized void saw(String path, long czxid) {
+        Known k = known.get(path);
+        boolean same = k != null && (k.czxid() == czxid || k.czxid() == 0);
+        known.put(path, new Known(czxid, same && k.libraryMade()));
+    }
+
+    /**
+     * Records that the library made {@code path}: this client made it, or it was made in the
+     * transaction that made a queue node of czxid {@code czxid}.
+     *
+     * @param czxid the directory's czxid, or 0 if not known
+     */
+    public synchronized void sawMade(String path, long czxid) {
+        known.put(path, new Known(czxid, true));
+    }
+
+    /**
+     * Records that a queue node in {@code path} has {@code nodeCzxid}: if the directory's czxid is
+     * the same, one transaction made both, and only the library makes a directory that way.
+     */
+    public synchronized void sawNode(String path, long nodeCzxid) {
+        Known k = known.get(path);
+        if (k != null && k.czxid() != 0 && k.czxid() == nodeCzxid) {
+            known.put(path, new Known(nodeCzxid, true));
+        }
     }
 
     /** Records that {@code path} is gone (a NONODE, or this client deleted it). */

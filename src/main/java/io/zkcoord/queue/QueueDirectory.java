@@ -313,6 +313,17 @@ public final class QueueDirectory {
         return createContainer(session, dir);
     }
 
+    /**
+     * Creates the directory's missing parents as {@code CONTAINER} nodes, under the retry policy,
+     * leaving the directory itself to the create of its first node. A directory at the top
+     * ({@code /x}) is created itself: its parent is the root, which exists unless the chroot is
+     * missing, and that is reported as {@link #createDirectory} reports it.
+     */
+    CompletableFuture<Void> createParent(ZkSession session) {
+        String parent = QueuePaths.parentOf(dir);
+        return parent.equals("/") ? createDirectory(session) : createContainer(session, parent);
+    }
+
     private CompletableFuture<Void> createContainer(ZkSession session, String path) {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
@@ -323,7 +334,7 @@ public final class QueueDirectory {
                             Code code = Code.get(rc);
                             if (code == Code.OK || code == Code.NODEEXISTS) {
                                 if (code == Code.OK) {
-                                    services.knownDirectories().saw(path, true);
+                                    services.knownDirectories().sawMade(path, 0);
                                 } else {
                                     services.knownDirectories().sawExisting(path);
                                 }

@@ -153,6 +153,7 @@ public final class QueueSet {
                     (rc, path, ctx, name, stat) -> {
                         Code code = Code.get(rc);
                         if (code == Code.OK) {
+                            known.sawExisting(QueuePaths.parentOf(dir));
                             known.sawExisting(dir);
                         } else if (code == Code.NONODE) {
                             known.sawGone(dir); // removed since it was seen: the next create makes it
@@ -193,7 +194,7 @@ public final class QueueSet {
                 known.sawExisting(QueuePaths.parentOf(d.path()));
             }
             for (QueueDirectory d : missing) {
-                known.saw(d.path(), true);
+                known.sawMade(d.path(), czxid); // one transaction: the directory's czxid is the nodes'
             }
             for (QueueDirectory d : dirs) {
                 known.sawExisting(d.path());
@@ -223,6 +224,7 @@ public final class QueueSet {
         if (failed < missing.size()) {
             String dir = missing.get(failed).path();
             if (code == Code.NODEEXISTS) {
+                known.sawExisting(QueuePaths.parentOf(dir));
                 known.sawExisting(dir); // made by someone else: the plain create will do
             } else if (code == Code.NONODE) {
                 known.sawGone(QueuePaths.parentOf(dir)); // its parent is missing: made first, apart
@@ -235,9 +237,8 @@ public final class QueueSet {
 
     /**
      * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat)
-     * for one directory; one {@code multi} of reads for several, which can set no watch (it reads
-     * every directory's own stat too). What the stats show (the directory exists, and whether it is
-     * a {@code CONTAINER}) is remembered for the release.
+     * for one directory; one {@code multi} of reads for several, which can set no watch. What
+     * the read shows (the directory exists, with which czxid; or is gone) is remembered.
      *
      * @param withStat unused: every read of one directory carries its stat
      */
@@ -248,7 +249,7 @@ public final class QueueSet {
             in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK && stat != null) {
-                    known.saw(dir, isContainer(stat.getEphemeralOwner()));
+                    known.saw(dir, stat.getCzxid());
                 } else if (code == Code.NONODE) {
                     known.sawGone(dir);
                 }
@@ -259,9 +260,8 @@ public final class QueueSet {
         if (watcher != null) {
             throw new IllegalStateException("a multi read sets no watch: a rule over several queues names one node");
         }
-        List<Op> ops = new ArrayList<>(2 * dirs.size());
+        List<Op> ops = new ArrayList<>(dirs.size());
         dirs.forEach(d -> ops.add(Op.getChildren(d.path())));
-        dirs.forEach(d -> ops.add(Op.getData(d.path())));
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             // A multi of reads reports its first per-operation error (a directory gone: NONODE) as
@@ -271,29 +271,18 @@ public final class QueueSet {
                 return;
             }
             for (int i = 0; i < dirs.size(); i++) {
-                if (results.get(dirs.size() + i) instanceof OpResult.GetDataResult r && r.getStat() != null) {
-                    known.saw(dirs.get(i).path(), isContainer(r.getStat().getEphemeralOwner()));
-                } else {
+                if (results.get(i) instanceof OpResult.ErrorResult) {
                     known.sawGone(dirs.get(i).path());
                 }
             }
-            reply.read(Code.OK, childrenOf(results.subList(0, dirs.size())), 0);
+            reply.read(Code.OK, childrenOf(results), 0);
         }, null);
-    }
-
-    /**
-     * ZooKeeper marks a {@code CONTAINER} node in its stat by an {@code ephemeralOwner} of {@link
-     * Long#MIN_VALUE} (the server's {@code EphemeralType.CONTAINER_EPHEMERAL_OWNER}); a persistent
-     * node has 0, an ephemeral one its session.
-     */
-    static boolean isContainer(long ephemeralOwner) {
-        return ephemeralOwner == Long.MIN_VALUE;
     }
 
     /**
      * Which directories a release of a grant decided on {@code lastRead} may remove with its
      * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
-     * deleted since, or null), known to be {@code CONTAINER} nodes. A hint: the release's
+     * deleted since, or null), known to be made by the library ({@link KnownDirectories}). A hint: the release's
      * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
      * alone.
      */
@@ -310,11 +299,16 @@ public final class QueueSet {
                     break;
                 }
             }
-            if (alone && known.get(dir) == KnownDirectories.Known.CONTAINER) {
+            if (alone && known.libraryMade(dir)) {
                 removable.add(dir);
             }
         }
         return removable;
+    }
+
+    /** A queue node in {@code dir} has {@code czxid} (seen by a watch's read): see {@link KnownDirectories#sawNode}. */
+    void sawNode(String dir, long czxid) {
+        services().knownDirectories().sawNode(dir, czxid);
     }
 
     /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
@@ -352,8 +346,10 @@ public final class QueueSet {
     /**
      * After a create answered {@code NONODE}: makes what the next create cannot make itself. A
      * directory known gone whose parent is known to exist is left to the next create's
-     * transaction (no request here); any other missing directory is made here with its missing
-     * parents, one after the other ({@code CONTAINER} nodes).
+     * transaction (no request here); otherwise its missing parents are made here, one after the
+     * other ({@code CONTAINER} nodes), and the directory is still left to the next create (so a
+     * directory is made in the transaction of its first node whenever it can be: see {@link
+     * KnownDirectories} for why that matters).
      */
     CompletableFuture<Void> createDirectories(ZkSession in) {
         KnownDirectories known = services().knownDirectories();
@@ -365,7 +361,7 @@ public final class QueueSet {
             if (known.exists(d.path()) || (!parent.equals("/") && known.exists(parent))) {
                 continue;
             }
-            chain = chain.thenCompose(v -> d.createDirectory(in));
+            chain = chain.thenCompose(v -> d.createParent(in));
         }
         return chain;
     }
@@ -451,7 +447,7 @@ public final class QueueSet {
      * Deletes the nodes of an acquisition that ends without a grant (abandoned, timed out, one
      * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
      * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
-     * is known to be a {@code CONTAINER}, and where no other acquisition of this set runs, sends
+     * is known to be made by the library, and where no other acquisition of this set runs, sends
      * one {@code delete} of the directory: it succeeds only if the directory is empty by then
      * (the nodes ahead of ours have left too), and fails harmlessly otherwise. So a waiter that
      * gives up last takes the directory along, at the cost of that one request.
@@ -471,7 +467,7 @@ public final class QueueSet {
             java.util.Optional<QueueNode> ours = QueueNode.parse(own);
             boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
                     .anyMatch(n -> n.sequence() > ours.get().sequence());
-            if (!behind && known.get(dir) == KnownDirectories.Known.CONTAINER) {
+            if (!behind && known.libraryMade(dir)) {
                 tryDirs.add(dir);
             }
         }
