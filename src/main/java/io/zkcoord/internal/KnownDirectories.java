@@ -31,10 +31,18 @@ public final class KnownDirectories {
     /**
      * What is known of one directory.
      *
+     * @param exists true if last seen to exist
      * @param czxid its czxid, or 0 if not seen yet
      * @param libraryMade true if seen made by the library (a container it may remove)
+     * @param shared true once another client was seen using it (it made the directory first, or
+     *     removed it, or queued in it when this client's removal was refused)
+     * @param removedByUs true if this client removed it last: if shared, another client has
+     *     likely made it again by the next use
      */
-    private record Known(long czxid, boolean libraryMade) {
+    private record Known(boolean exists, long czxid, boolean libraryMade, boolean shared, boolean removedByUs) {
+        static Known existing(long czxid, boolean libraryMade, boolean shared) {
+            return new Known(true, czxid, libraryMade, shared, false);
+        }
     }
 
     private final Map<String, Known> known;
@@ -54,19 +62,31 @@ public final class KnownDirectories {
 
     /** @return true if {@code path} was last seen to exist */
     public synchronized boolean exists(String path) {
-        return known.get(path) != null;
+        Known k = known.get(path);
+        return k != null && k.exists();
+    }
+
+    /**
+     * @return true if a create in {@code path} should assume it exists: seen to exist, or removed
+     *     by this client last while other clients use it too (they make it again; a key that only
+     *     this client uses is assumed gone after its removal, and made in the node's transaction)
+     */
+    public synchronized boolean likelyExists(String path) {
+        Known k = known.get(path);
+        return k != null && (k.exists() || (k.shared() && k.removedByUs()));
     }
 
     /** @return true if {@code path} was last seen to exist, made by the library */
     public synchronized boolean libraryMade(String path) {
         Known k = known.get(path);
-        return k != null && k.libraryMade();
+        return k != null && k.exists() && k.libraryMade();
     }
 
     /** Records that {@code path} exists (its czxid not seen); what is known of it already is kept. */
     public synchronized void sawExisting(String path) {
-        if (known.get(path) == null) {
-            known.put(path, new Known(0, false));
+        Known k = known.get(path);
+        if (k == null || !k.exists()) {
+            known.put(path, Known.existing(0, false, k != null && k.shared()));
         }
     }
 
@@ -76,8 +96,8 @@ public final class KnownDirectories {
      */
     public synchronized void saw(String path, long czxid) {
         Known k = known.get(path);
-        boolean same = k != null && (k.czxid() == czxid || k.czxid() == 0);
-        known.put(path, new Known(czxid, same && k.libraryMade()));
+        boolean same = k != null && k.exists() && (k.czxid() == czxid || k.czxid() == 0);
+        known.put(path, Known.existing(czxid, same && k.libraryMade(), k != null && k.shared()));
     }
 
     /**
@@ -87,7 +107,25 @@ public final class KnownDirectories {
      * @param czxid the directory's czxid, or 0 if not known
      */
     public synchronized void sawMade(String path, long czxid) {
-        known.put(path, new Known(czxid, true));
+        Known k = known.get(path);
+        known.put(path, Known.existing(czxid, true, k != null && k.shared()));
+    }
+
+    /** Records that another client uses {@code path} too (see {@link #likelyExists}). */
+    public synchronized void sawShared(String path) {
+        Known k = known.get(path);
+        known.put(path, k == null ? new Known(false, 0, false, true, false)
+                : new Known(k.exists(), k.czxid(), k.libraryMade(), true, k.removedByUs()));
+    }
+
+    /** Records that this client removed {@code path}. */
+    public synchronized void removed(String path) {
+        Known k = known.get(path);
+        if (k != null && k.shared()) {
+            known.put(path, new Known(false, 0, false, true, true));
+        } else {
+            known.remove(path);
+        }
     }
 
     /**
@@ -96,14 +134,19 @@ public final class KnownDirectories {
      */
     public synchronized void sawNode(String path, long nodeCzxid) {
         Known k = known.get(path);
-        if (k != null && k.czxid() != 0 && k.czxid() == nodeCzxid) {
-            known.put(path, new Known(nodeCzxid, true));
+        if (k != null && k.exists() && k.czxid() != 0 && k.czxid() == nodeCzxid) {
+            known.put(path, Known.existing(nodeCzxid, true, k.shared()));
         }
     }
 
-    /** Records that {@code path} is gone (a NONODE, or this client deleted it). */
+    /** Records that {@code path} is gone (a NONODE): the next create makes it. */
     public synchronized void sawGone(String path) {
-        known.remove(path);
+        Known k = known.get(path);
+        if (k != null && k.shared()) {
+            known.put(path, new Known(false, 0, false, true, false));
+        } else {
+            known.remove(path);
+        }
     }
 
     /** @return how many directories are remembered now */

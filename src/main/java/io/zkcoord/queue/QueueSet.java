@@ -143,7 +143,7 @@ public final class QueueSet {
         KnownDirectories known = services().knownDirectories();
         List<QueueDirectory> missing = new ArrayList<>(1);
         for (QueueDirectory d : dirs) {
-            if (!known.exists(d.path())) {
+            if (!known.likelyExists(d.path())) {
                 missing.add(d);
             }
         }
@@ -156,7 +156,8 @@ public final class QueueSet {
                             known.sawExisting(QueuePaths.parentOf(dir));
                             known.sawExisting(dir);
                         } else if (code == Code.NONODE) {
-                            known.sawGone(dir); // removed since it was seen: the next create makes it
+                            known.sawShared(dir); // someone removed it: another client uses it too
+                            known.sawGone(dir); // the next create makes it
                         }
                         reply.created(code, name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid());
                     }, null);
@@ -186,8 +187,14 @@ public final class QueueSet {
                 // is not part of it).
                 String made = r.getPath();
                 paths.add(dirs.get(i).path() + made.substring(made.lastIndexOf('/')));
-                if (r.getStat() != null) {
-                    czxid = r.getStat().getCzxid();
+            }
+            // One transaction, one zxid: every create in it has the same czxid. Take it from any
+            // result that carries a stat: a chrooted client's asynchronous multi (ZooKeeper 3.9.4)
+            // hands back the nodes' results without one.
+            for (OpResult r : results) {
+                if (r instanceof OpResult.CreateResult c && c.getStat() != null) {
+                    czxid = c.getStat().getCzxid();
+                    break;
                 }
             }
             for (QueueDirectory d : dirs) {
@@ -225,6 +232,7 @@ public final class QueueSet {
             String dir = missing.get(failed).path();
             if (code == Code.NODEEXISTS) {
                 known.sawExisting(QueuePaths.parentOf(dir));
+                known.sawShared(dir);
                 known.sawExisting(dir); // made by someone else: the plain create will do
             } else if (code == Code.NONODE) {
                 known.sawGone(QueuePaths.parentOf(dir)); // its parent is missing: made first, apart
@@ -484,7 +492,9 @@ public final class QueueSet {
         }
         try {
             session.zooKeeper().delete(dir, -1, (rc, p, ctx) -> {
-                if (Code.get(rc) == Code.OK || Code.get(rc) == Code.NONODE) {
+                if (Code.get(rc) == Code.OK) {
+                    services().knownDirectories().removed(dir);
+                } else if (Code.get(rc) == Code.NONODE) {
                     services().knownDirectories().sawGone(dir);
                 }
             }, null);
@@ -503,9 +513,12 @@ public final class QueueSet {
             session.zooKeeper().multi(ops, (rc, p, ctx, results) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK) {
-                    dirsToRemove.forEach(services().knownDirectories()::sawGone);
+                    dirsToRemove.forEach(services().knownDirectories()::removed);
                     done.complete(null);
                 } else {
+                    if (code == Code.NOTEMPTY) {
+                        dirsToRemove.forEach(services().knownDirectories()::sawShared); // someone queued
+                    }
                     done.completeExceptionally(KeeperException.create(code, paths.get(0)));
                 }
             }, null);
