@@ -29,8 +29,9 @@ import org.apache.curator.test.TestingServer;
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending semaphore multi} (all but {@code pending} by
- * default).
+ * sections: {@code uncontended mutex rw threads herd pending semaphore multi entity dircount} (all but
+ * {@code pending} by default). {@code entity}: a lock per entity (a new key every cycle) against its
+ * raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during and after.
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
  * zookeeper.forceSync=no} (writes are not fsynced), to see the protocol without the disk;
@@ -43,10 +44,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi");
+            "semaphore", "multi", "entity", "dircount");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi");
+            "semaphore", "multi", "entity", "dircount");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -118,6 +119,15 @@ public final class Benchmarks {
             if (sections.contains("multi")) {
                 multiLock.run();
             }
+            EntityBench entity = new EntityBench(connect, counters, out, progress);
+            if (sections.contains("entity")) {
+                progress.println("E. a lock per entity ...");
+                entity.perEntity();
+            }
+            if (sections.contains("dircount")) {
+                progress.println("D. directory count ...");
+                entity.directoryCount();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -139,6 +149,16 @@ public final class Benchmarks {
             }
             if (sections.contains("semaphore")) {
                 semaphore.printTargets(out);
+            }
+            if (sections.contains("entity")) {
+                out.printf("   per entity: ZkMutex/floor cycles/s %.3f (target >= 0.9), %.2f requests per cycle (target <= 3.2),"
+                        + " %d directories left (target 0): %s%n", entity.throughputRatio, entity.requestsPerCycle,
+                        entity.directoriesLeft, entity.throughputRatio >= 0.9 && entity.requestsPerCycle <= 3.2
+                                && entity.directoriesLeft == 0 ? "met" : "NOT MET");
+            }
+            if (sections.contains("dircount")) {
+                out.printf("   directory count: grew by at most %d znodes during and after (target: a few): %s%n",
+                        entity.znodeGrowth, entity.znodeGrowth <= 10 ? "met" : "NOT MET");
             }
             if (sections.contains("multi")) {
                 out.printf("   multi-lock: %.2f requests per uncontended cycle, 2 and 4 paths (target 3): %s%n",
