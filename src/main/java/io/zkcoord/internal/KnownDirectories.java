@@ -9,13 +9,13 @@ import java.util.Map;
  * at any moment, and every use of a hint survives it being wrong (a create that fails teaches the
  * truth, at the cost of one round trip; a removal that finds the directory busy deletes nothing).
  *
- * <p><b>Made by the library.</b> The library makes every directory as a {@code CONTAINER} node and
- * removes only those. ZooKeeper does not show a node's mode to clients (a container's stat looks
- * like a persistent node's, {@code ephemeralOwner} 0), so a directory counts as the library's
- * only when this client saw it made by the library: by this client, or in the same transaction
- * as a queue node (the directory's {@code czxid} equals that node's). Every such fact is tied to
- * the directory's {@code czxid}: a directory removed and made again by someone else is unknown
- * again.
+ * <p><b>Made by the library.</b> The library removes only directories it made. ZooKeeper does
+ * not show a node's mode to clients (a {@code CONTAINER}'s stat looks like a persistent node's,
+ * {@code ephemeralOwner} 0), so the library marks what it makes: a directory is created and its
+ * data set again in the same transaction, which leaves a stat no other way of making a node
+ * leaves: {@code version} 1 and {@code mzxid == czxid} ({@link #isLibraryMark}). Every read of a
+ * directory's stat records whether it carries the mark; a directory removed and made again by
+ * someone else is judged again by its new stat.
  *
  * <p>Bounded: the {@value #DEFAULT_CAPACITY} directories used last are remembered, the others
  * forgotten, so a service that locks a new key every time (one lock per order id) holds no memory
@@ -91,18 +91,24 @@ public final class KnownDirectories {
     }
 
     /**
-     * Records that {@code path} exists with {@code czxid} (read from its stat). Known to be the
-     * library's if it was, and this is the same directory (or its czxid was not known yet).
+     * @return true if a directory's stat carries the library's mark: made and its data set again
+     *     in one transaction (data version 1, last modified by the transaction that made it)
      */
-    public synchronized void saw(String path, long czxid) {
-        Known k = known.get(path);
-        boolean same = k != null && k.exists() && (k.czxid() == czxid || k.czxid() == 0);
-        known.put(path, Known.existing(czxid, same && k.libraryMade(), k != null && k.shared()));
+    public static boolean isLibraryMark(int version, long czxid, long mzxid) {
+        return version == 1 && mzxid == czxid;
     }
 
     /**
-     * Records that the library made {@code path}: this client made it, or it was made in the
-     * transaction that made a queue node of czxid {@code czxid}.
+     * Records that {@code path} exists with the stat read: its czxid, and whether it carries the
+     * library's mark ({@link #isLibraryMark}).
+     */
+    public synchronized void saw(String path, long czxid, boolean libraryMade) {
+        Known k = known.get(path);
+        known.put(path, Known.existing(czxid, libraryMade, k != null && k.shared()));
+    }
+
+    /**
+     * Records that this client made {@code path} (with the library's mark).
      *
      * @param czxid the directory's czxid, or 0 if not known
      */
@@ -125,17 +131,6 @@ public final class KnownDirectories {
             known.put(path, new Known(false, 0, false, true, true));
         } else {
             known.remove(path);
-        }
-    }
-
-    /**
-     * Records that a queue node in {@code path} has {@code nodeCzxid}: if the directory's czxid is
-     * the same, one transaction made both, and only the library makes a directory that way.
-     */
-    public synchronized void sawNode(String path, long nodeCzxid) {
-        Known k = known.get(path);
-        if (k != null && k.exists() && k.czxid() != 0 && k.czxid() == nodeCzxid) {
-            known.put(path, Known.existing(nodeCzxid, true, k.shared()));
         }
     }
 

@@ -567,12 +567,8 @@ public final class Acquisition {
         this.watchedPath = watched;
         this.watcher = watcher;
         try {
-            session.zooKeeper().getData(watched, watcher, (rc, path, ctx, bytes, stat) -> {
-                if (stat != null) {
-                    queues.sawNode(watchedDir, stat.getCzxid()); // made with the directory? then it is the library's
-                }
-                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0);
-            }, null);
+            session.zooKeeper().getData(watched, watcher,
+                    (rc, path, ctx, bytes, stat) -> watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0), null);
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
         }

@@ -328,16 +328,30 @@ public final class QueueDirectory {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
-                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.acl(),
-                        CreateMode.CONTAINER,
+                if (path.equals(dir)) {
+                    // The directory itself, with the library's mark (see KnownDirectories): made
+                    // and its data set again in one transaction.
+                    session.zooKeeper().multi(List.of(
+                            org.apache.zookeeper.Op.create(path, dirData, services.acl(), CreateMode.CONTAINER),
+                            org.apache.zookeeper.Op.setData(path, dirData, 0)), (rc, p, ctx, results) -> {
+                                Code code = Code.get(rc);
+                                if (code == Code.OK) {
+                                    services.knownDirectories().sawMade(path, 0);
+                                    done.complete(null);
+                                } else if (code == Code.NODEEXISTS) {
+                                    services.knownDirectories().sawExisting(path);
+                                    done.complete(null);
+                                } else {
+                                    done.completeExceptionally(KeeperException.create(code, path));
+                                }
+                            }, null);
+                    return done;
+                }
+                session.zooKeeper().create(path, new byte[0], services.acl(), CreateMode.CONTAINER,
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
                             if (code == Code.OK || code == Code.NODEEXISTS) {
-                                if (code == Code.OK) {
-                                    services.knownDirectories().sawMade(path, 0);
-                                } else {
-                                    services.knownDirectories().sawExisting(path);
-                                }
+                                services.knownDirectories().sawExisting(path);
                                 done.complete(null);
                             } else {
                                 done.completeExceptionally(KeeperException.create(code, path));

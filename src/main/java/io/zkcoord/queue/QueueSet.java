@@ -165,14 +165,17 @@ public final class QueueSet {
         }
         // Created with options so that each result carries the node's stat (the "create2" request).
         CreateOptions options = CreateOptions.newBuilder(services().acl(), CreateMode.EPHEMERAL_SEQUENTIAL).build();
-        List<Op> ops = new ArrayList<>(missing.size() + dirs.size());
+        List<Op> ops = new ArrayList<>(2 * missing.size() + dirs.size());
         for (QueueDirectory d : missing) {
+            // Made and its data set again in one transaction: the library's mark (see
+            // KnownDirectories), by which any client knows it may remove the directory.
             ops.add(Op.create(d.path(), d.data(), services().acl(), CreateMode.CONTAINER));
+            ops.add(Op.setData(d.path(), d.data(), 0));
         }
         for (QueueDirectory d : dirs) {
             ops.add(Op.create(d.path() + "/" + prefix, data, options));
         }
-        int skip = missing.size();
+        int skip = 2 * missing.size();
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             if (code != Code.OK) {
@@ -228,8 +231,8 @@ public final class QueueSet {
         if (failed < 0) {
             return code;
         }
-        if (failed < missing.size()) {
-            String dir = missing.get(failed).path();
+        if (failed < 2 * missing.size()) {
+            String dir = missing.get(failed / 2).path();
             if (code == Code.NODEEXISTS) {
                 known.sawExisting(QueuePaths.parentOf(dir));
                 known.sawShared(dir);
@@ -238,15 +241,16 @@ public final class QueueSet {
                 known.sawGone(QueuePaths.parentOf(dir)); // its parent is missing: made first, apart
             }
         } else if (code == Code.NONODE) {
-            known.sawGone(dirs.get(failed - missing.size()).path());
+            known.sawGone(dirs.get(failed - 2 * missing.size()).path());
         }
         return code;
     }
 
     /**
      * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat)
-     * for one directory; one {@code multi} of reads for several, which can set no watch. What
-     * the read shows (the directory exists, with which czxid; or is gone) is remembered.
+     * for one directory; one {@code multi} of reads for several (with each directory's data, for
+     * its stat), which can set no watch. What the stats show (the directory exists, and whether
+     * it carries the library's mark; or it is gone) is remembered for the create and the release.
      *
      * @param withStat unused: every read of one directory carries its stat
      */
@@ -257,7 +261,8 @@ public final class QueueSet {
             in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK && stat != null) {
-                    known.saw(dir, stat.getCzxid());
+                    known.saw(dir, stat.getCzxid(),
+                            KnownDirectories.isLibraryMark(stat.getVersion(), stat.getCzxid(), stat.getMzxid()));
                 } else if (code == Code.NONODE) {
                     known.sawGone(dir);
                 }
@@ -268,8 +273,10 @@ public final class QueueSet {
         if (watcher != null) {
             throw new IllegalStateException("a multi read sets no watch: a rule over several queues names one node");
         }
-        List<Op> ops = new ArrayList<>(dirs.size());
+        // Each directory's own data too, for its stat: whether it carries the library's mark.
+        List<Op> ops = new ArrayList<>(2 * dirs.size());
         dirs.forEach(d -> ops.add(Op.getChildren(d.path())));
+        dirs.forEach(d -> ops.add(Op.getData(d.path())));
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             // A multi of reads reports its first per-operation error (a directory gone: NONODE) as
@@ -279,11 +286,15 @@ public final class QueueSet {
                 return;
             }
             for (int i = 0; i < dirs.size(); i++) {
-                if (results.get(i) instanceof OpResult.ErrorResult) {
+                if (results.get(dirs.size() + i) instanceof OpResult.GetDataResult r && r.getStat() != null) {
+                    org.apache.zookeeper.data.Stat st = r.getStat();
+                    known.saw(dirs.get(i).path(), st.getCzxid(),
+                            KnownDirectories.isLibraryMark(st.getVersion(), st.getCzxid(), st.getMzxid()));
+                } else {
                     known.sawGone(dirs.get(i).path());
                 }
             }
-            reply.read(Code.OK, childrenOf(results), 0);
+            reply.read(Code.OK, childrenOf(results.subList(0, dirs.size())), 0);
         }, null);
     }
 
@@ -312,11 +323,6 @@ public final class QueueSet {
             }
         }
         return removable;
-    }
-
-    /** A queue node in {@code dir} has {@code czxid} (seen by a watch's read): see {@link KnownDirectories#sawNode}. */
-    void sawNode(String dir, long czxid) {
-        services().knownDirectories().sawNode(dir, czxid);
     }
 
     /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
