@@ -118,8 +118,8 @@ final class EntityBench {
                 }
                 throughputRatio = lib.perSecond() / raws.perSecond();
                 requestsPerCycle = (double) lib.requests / REQUEST_COUNT_CYCLES;
-                directoriesLeft = raw.getChildren("/bench/entity", false).size();
-                long rawLeft = raw.getChildren("/bench/entity-raw", false).size();
+                directoriesLeft = SessionPool.children(raw, "/bench/entity").size();
+                long rawLeft = SessionPool.children(raw, "/bench/entity-raw").size();
                 out.println();
                 out.println("E. A lock per entity: one worker, every cycle a new key and a new lock object, " + MEASURE_NANOS
                         / 1_000_000_000 + " s after 1 s warm-up; the two loops take one cycle each in turn.");
@@ -230,7 +230,7 @@ final class EntityBench {
                     throw new IllegalStateException("a worker failed", failure.get());
                 }
                 long end = flw.mntrLong("zk_znode_count");
-                long left = raw.getChildren("/bench/dircount", false).size();
+                long left = SessionPool.children(raw, "/bench/dircount").size();
                 znodeGrowth = Math.max(max, end) - start;
                 out.println();
                 out.printf("D. Directory count: %d distinct keys, each locked once (new ZkMutex, lock, unlock) by %d threads"
