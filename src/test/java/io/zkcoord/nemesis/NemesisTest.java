@@ -29,7 +29,8 @@ class NemesisTest {
     static final Duration SESSION = Duration.ofSeconds(4);
 
     /** Every recipe the toolkit has. */
-    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi");
+    static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi",
+            "entity");
 
     @Test
     @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)
