@@ -17,6 +17,12 @@ import java.util.Map;
  * directory's stat records whether it carries the mark; a directory removed and made again by
  * someone else is judged again by its new stat.
  *
+ * <p><b>Hot keys.</b> A directory this client removed and then made again {@value #HOT_REMAKES}
+ * times is a key in steady use (a lock taken over and over): this client no longer removes it, so
+ * its uncontended cycle stays a plain create and delete. The server's container reaper removes it
+ * once it stays empty. A key locked a few times, the common use of a lock per entity, is removed
+ * by every last release.
+ *
  * <p>Bounded: the {@value #DEFAULT_CAPACITY} directories used last are remembered, the others
  * forgotten, so a service that locks a new key every time (one lock per order id) holds no memory
  * for keys it never uses again. A forgotten directory is merely unknown.
@@ -28,20 +34,30 @@ public final class KnownDirectories {
     /** How many directories a client remembers. */
     public static final int DEFAULT_CAPACITY = 4096;
 
+    /** How many times this client removed a directory and made it again before it counts as hot. */
+    public static final int HOT_REMAKES = 3;
+
     /**
      * What is known of one directory.
      *
      * @param exists true if last seen to exist
      * @param czxid its czxid, or 0 if not seen yet
-     * @param libraryMade true if seen made by the library (a container it may remove)
+     * @param libraryMade true if seen made by the library (its stat carries the mark)
      * @param shared true once another client was seen using it (it made the directory first, or
      *     removed it, or queued in it when this client's removal was refused)
-     * @param removedByUs true if this client removed it last: if shared, another client has
-     *     likely made it again by the next use
+     * @param removedByUs true if this client removed it last
+     * @param remakes how many times this client made it again after removing it
      */
-    private record Known(boolean exists, long czxid, boolean libraryMade, boolean shared, boolean removedByUs) {
-        static Known existing(long czxid, boolean libraryMade, boolean shared) {
-            return new Known(true, czxid, libraryMade, shared, false);
+    private record Known(boolean exists, long czxid, boolean libraryMade, boolean shared, boolean removedByUs,
+                         int remakes) {
+        static final Known NONE = new Known(false, 0, false, false, false, 0);
+
+        Known existing(long newCzxid, boolean made) {
+            return new Known(true, newCzxid, made, shared, false, remakes);
+        }
+
+        Known gone(boolean byUs) {
+            return new Known(false, 0, false, shared, byUs, remakes);
         }
     }
 
@@ -60,10 +76,14 @@ public final class KnownDirectories {
         };
     }
 
+    private Known of(String path) {
+        Known k = known.get(path);
+        return k == null ? Known.NONE : k;
+    }
+
     /** @return true if {@code path} was last seen to exist */
     public synchronized boolean exists(String path) {
-        Known k = known.get(path);
-        return k != null && k.exists();
+        return of(path).exists();
     }
 
     /**
@@ -72,22 +92,17 @@ public final class KnownDirectories {
      *     this client uses is assumed gone after its removal, and made in the node's transaction)
      */
     public synchronized boolean likelyExists(String path) {
-        Known k = known.get(path);
-        return k != null && (k.exists() || (k.shared() && k.removedByUs()));
+        Known k = of(path);
+        return k.exists() || (k.shared() && k.removedByUs());
     }
 
-    /** @return true if {@code path} was last seen to exist, made by the library */
-    public synchronized boolean libraryMade(String path) {
-        Known k = known.get(path);
-        return k != null && k.exists() && k.libraryMade();
-    }
-
-    /** Records that {@code path} exists (its czxid not seen); what is known of it already is kept. */
-    public synchronized void sawExisting(String path) {
-        Known k = known.get(path);
-        if (k == null || !k.exists()) {
-            known.put(path, Known.existing(0, false, k != null && k.shared()));
-        }
+    /**
+     * @return true if a release may remove {@code path}: last seen to exist with the library's
+     *     mark, and not a hot key of this client
+     */
+    public synchronized boolean removable(String path) {
+        Known k = of(path);
+        return k.exists() && k.libraryMade() && k.remakes() < HOT_REMAKES;
     }
 
     /**
@@ -98,13 +113,20 @@ public final class KnownDirectories {
         return version == 1 && mzxid == czxid;
     }
 
+    /** Records that {@code path} exists (its stat not seen); what is known of it already is kept. */
+    public synchronized void sawExisting(String path) {
+        Known k = of(path);
+        if (!k.exists()) {
+            known.put(path, k.existing(0, false));
+        }
+    }
+
     /**
      * Records that {@code path} exists with the stat read: its czxid, and whether it carries the
      * library's mark ({@link #isLibraryMark}).
      */
     public synchronized void saw(String path, long czxid, boolean libraryMade) {
-        Known k = known.get(path);
-        known.put(path, Known.existing(czxid, libraryMade, k != null && k.shared()));
+        known.put(path, of(path).existing(czxid, libraryMade));
     }
 
     /**
@@ -113,34 +135,30 @@ public final class KnownDirectories {
      * @param czxid the directory's czxid, or 0 if not known
      */
     public synchronized void sawMade(String path, long czxid) {
-        Known k = known.get(path);
-        known.put(path, Known.existing(czxid, true, k != null && k.shared()));
+        Known k = of(path);
+        Known made = k.existing(czxid, true);
+        if (k.removedByUs()) {
+            made = new Known(true, czxid, true, k.shared(), false, k.remakes() + 1);
+        }
+        known.put(path, made);
     }
 
     /** Records that another client uses {@code path} too (see {@link #likelyExists}). */
     public synchronized void sawShared(String path) {
-        Known k = known.get(path);
-        known.put(path, k == null ? new Known(false, 0, false, true, false)
-                : new Known(k.exists(), k.czxid(), k.libraryMade(), true, k.removedByUs()));
+        Known k = of(path);
+        known.put(path, new Known(k.exists(), k.czxid(), k.libraryMade(), true, k.removedByUs(), k.remakes()));
     }
 
     /** Records that this client removed {@code path}. */
     public synchronized void removed(String path) {
-        Known k = known.get(path);
-        if (k != null && k.shared()) {
-            known.put(path, new Known(false, 0, false, true, true));
-        } else {
-            known.remove(path);
-        }
+        known.put(path, of(path).gone(true));
     }
 
     /** Records that {@code path} is gone (a NONODE): the next create makes it. */
     public synchronized void sawGone(String path) {
         Known k = known.get(path);
-        if (k != null && k.shared()) {
-            known.put(path, new Known(false, 0, false, true, false));
-        } else {
-            known.remove(path);
+        if (k != null) {
+            known.put(path, k.gone(false));
         }
     }
 

@@ -301,7 +301,8 @@ public final class QueueSet {
     /**
      * Which directories a release of a grant decided on {@code lastRead} may remove with its
      * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
-     * deleted since, or null), known to be made by the library ({@link KnownDirectories}). A hint: the release's
+     * deleted since, or null), known to be made by the library and not a hot key of this client
+     * ({@link KnownDirectories#removable}). A hint: the release's
      * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
      * alone.
      */
@@ -318,7 +319,7 @@ public final class QueueSet {
                     break;
                 }
             }
-            if (alone && known.libraryMade(dir)) {
+            if (alone && known.removable(dir)) {
                 removable.add(dir);
             }
         }
@@ -481,7 +482,7 @@ public final class QueueSet {
             java.util.Optional<QueueNode> ours = QueueNode.parse(own);
             boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
                     .anyMatch(n -> n.sequence() > ours.get().sequence());
-            if (!behind && known.libraryMade(dir)) {
+            if (!behind && known.removable(dir)) {
                 tryDirs.add(dir);
             }
         }
