@@ -43,6 +43,8 @@ public final class QueueSet {
      * lock object would otherwise pay a failing transaction at every handoff.
      */
     private final AtomicInteger waiting = new AtomicInteger();
+    /** The directories' removal with the last nodes. */
+    private final DirectoryRemoval removal = new DirectoryRemoval(this);
 
     private QueueSet(List<QueueDirectory> dirs) {
         this.dirs = List.copyOf(dirs);
@@ -298,32 +300,19 @@ public final class QueueSet {
         }, null);
     }
 
-    /**
-     * Which directories a release of a grant decided on {@code lastRead} may remove with its
-     * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
-     * deleted since, or null), known to be made by the library and not a hot key of this client
-     * ({@link KnownDirectories#removable}). A hint: the release's
-     * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
-     * alone.
-     */
+    /** @see DirectoryRemoval#removable */
     List<String> removable(List<List<String>> lastRead, List<String> own, String gonePath) {
-        KnownDirectories known = services().knownDirectories();
-        List<String> removable = new ArrayList<>(1);
-        for (int i = 0; i < dirs.size() && i < lastRead.size(); i++) {
-            String dir = dirs.get(i).path();
-            boolean alone = true;
-            for (String name : lastRead.get(i)) {
-                String p = dir + "/" + name;
-                if (!p.equals(own.get(i)) && !p.equals(gonePath)) {
-                    alone = false;
-                    break;
-                }
-            }
-            if (alone && known.removable(dir)) {
-                removable.add(dir);
-            }
-        }
-        return removable;
+        return removal.removable(lastRead, own, gonePath);
+    }
+
+    /** @see DirectoryRemoval#leave */
+    CompletableFuture<Void> leave(ZkSession session, List<String> paths, List<List<String>> lastRead) {
+        return removal.leave(session, paths, lastRead);
+    }
+
+    /** @return true while an acquisition of this set runs (see {@link #entered()}) */
+    boolean busy() {
+        return waiting.get() > 0;
     }
 
     /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
@@ -418,25 +407,7 @@ public final class QueueSet {
 
     /** As {@link #release(Grant)}, for nodes {@code paths} whose grant named {@code removableDirs}. */
     public CompletableFuture<Void> release(ZkSession session, List<String> paths, List<String> removableDirs) {
-        if (removableDirs.isEmpty() || waiting.get() > 0) {
-            return release(session, paths);
-        }
-        return first.underPolicy(session, paths.get(0), () -> deleteWithDirs(session, paths, removableDirs))
-                .handle((v, failure) -> {
-                    if (failure == null) {
-                        return CompletableFuture.<Void>completedFuture(null);
-                    }
-                    Code code = Requests.codeOf(failure);
-                    if (code != null && code != Code.SESSIONEXPIRED && !Requests.passing(code)) {
-                        return release(session, paths); // NOTEMPTY: someone queued; the nodes alone
-                    }
-                    if (!session.isAlive() || code == Code.SESSIONEXPIRED
-                            || unwrap(failure) instanceof io.zkcoord.SessionLostException) {
-                        return CompletableFuture.<Void>completedFuture(null); // went with the session
-                    }
-                    deleteInBackground(session, paths); // the policy gave up: the nodes go later
-                    return CompletableFuture.<Void>failedFuture(unwrap(failure));
-                }).thenCompose(f -> f);
+        return removal.release(session, paths, removableDirs);
     }
 
     /**
@@ -444,100 +415,7 @@ public final class QueueSet {
      * node): tries the removal of its directories first, as {@link #release(Grant)} does.
      */
     public CompletableFuture<Void> deleteInBackground(Grant grant) {
-        if (grant.removableDirs().isEmpty() || waiting.get() > 0) {
-            return deleteInBackground(grant.session(), grant.paths());
-        }
-        ZkSession session = grant.session();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        first.inBackground(session, String.valueOf(grant.paths()), () -> deleteWithDirs(session, grant.paths(),
-                grant.removableDirs()).exceptionallyCompose(failure -> {
-                    Code code = Requests.codeOf(failure);
-                    return code != null && !Requests.passing(code) && code != Code.SESSIONEXPIRED
-                            ? deleteAll(session, grant.paths()) : CompletableFuture.failedFuture(failure);
-                }), done);
-        return done;
-    }
-
-    /**
-     * Deletes the nodes of an acquisition that ends without a grant (abandoned, timed out, one
-     * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
-     * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
-     * is known to be made by the library, and where no other acquisition of this set runs, sends
-     * one {@code delete} of the directory: it succeeds only if the directory is empty by then
-     * (the nodes ahead of ours have left too), and fails harmlessly otherwise. So a waiter that
-     * gives up last takes the directory along, at the cost of that one request.
-     *
-     * @return completes once the nodes are deleted (or it stopped trying), as the plain deletion
-     */
-    CompletableFuture<Void> leave(ZkSession session, List<String> paths, List<List<String>> lastRead) {
-        CompletableFuture<Void> deleted = deleteInBackground(session, paths);
-        if (lastRead == null || waiting.get() > 0) {
-            return deleted;
-        }
-        KnownDirectories known = services().knownDirectories();
-        List<String> tryDirs = new ArrayList<>(1);
-        for (int i = 0; i < dirs.size() && i < lastRead.size() && i < paths.size(); i++) {
-            String dir = dirs.get(i).path();
-            String own = paths.get(i).substring(paths.get(i).lastIndexOf('/') + 1);
-            java.util.Optional<QueueNode> ours = QueueNode.parse(own);
-            boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
-                    .anyMatch(n -> n.sequence() > ours.get().sequence());
-            if (!behind && known.removable(dir)) {
-                tryDirs.add(dir);
-            }
-        }
-        if (!tryDirs.isEmpty()) {
-            deleted.thenRun(() -> tryDirs.forEach(dir -> removeIfEmpty(session, dir)));
-        }
-        return deleted;
-    }
-
-    /** One {@code delete} of {@code dir}, any version: done if empty, refused (NOTEMPTY) otherwise; nobody waits. */
-    private void removeIfEmpty(ZkSession session, String dir) {
-        if (!session.isAlive()) {
-            return;
-        }
-        try {
-            session.zooKeeper().delete(dir, -1, (rc, p, ctx) -> {
-                if (Code.get(rc) == Code.OK) {
-                    services().knownDirectories().removed(dir);
-                } else if (Code.get(rc) == Code.NONODE) {
-                    services().knownDirectories().sawGone(dir);
-                }
-            }, null);
-        } catch (RuntimeException e) {
-            log.debug("not removing {}: {}", dir, e.toString());
-        }
-    }
-
-    /** One {@code multi}: every node, then every directory in {@code dirs}; on success the directories are known gone. */
-    private CompletableFuture<Void> deleteWithDirs(ZkSession session, List<String> paths, List<String> dirsToRemove) {
-        List<Op> ops = new ArrayList<>(paths.size() + dirsToRemove.size());
-        paths.forEach(p -> ops.add(Op.delete(p, -1)));
-        dirsToRemove.forEach(d -> ops.add(Op.delete(d, -1)));
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            session.zooKeeper().multi(ops, (rc, p, ctx, results) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    dirsToRemove.forEach(services().knownDirectories()::removed);
-                    done.complete(null);
-                } else {
-                    if (code == Code.NOTEMPTY) {
-                        dirsToRemove.forEach(services().knownDirectories()::sawShared); // someone queued
-                    }
-                    done.completeExceptionally(KeeperException.create(code, paths.get(0)));
-                }
-            }, null);
-        } catch (RuntimeException e) {
-            done.completeExceptionally(e);
-        }
-        return done;
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                ? c.getCause() : failure;
+        return removal.deleteInBackground(grant);
     }
 
     /** Deletes {@code paths} in {@code session} in the background, retrying until done or the session ends. */
@@ -554,7 +432,7 @@ public final class QueueSet {
      * One {@code multi} deleting every node; if one is gone already (the multi then applies
      * nothing), each of the others is deleted on its own.
      */
-    private static CompletableFuture<Void> deleteAll(ZkSession session, List<String> paths) {
+    static CompletableFuture<Void> deleteAll(ZkSession session, List<String> paths) {
         if (paths.size() == 1) {
             return Requests.delete(session, paths.get(0));
         }
