@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Enqueue.</b> Send {@code create <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL})
  *       and, without waiting for its reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
- *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
- *       nodes) and the pair sent again. Several directories: one {@code multi} of creates, then
+ *       acquisition costs one round trip. A directory the client does not know to exist is made
+ *       in the create's own transaction ({@link QueueSet#create}); a missing one is made again
+ *       the same way, and missing parents first, and the pair sent again. Several directories: one {@code multi} of creates, then
  *       one {@code multi} of {@code getChildren} (such a read sets no watch, so a rule answering
  *       {@link Turn.WatchQueue} is not supported there).
  *   <li><b>Recover a lost reply.</b> If the connection dropped before the create's reply, the node

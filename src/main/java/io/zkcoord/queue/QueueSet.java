@@ -25,11 +25,14 @@ import org.slf4j.LoggerFactory;
  * the number of directories: one directory gets the plain calls ({@code create}, {@code
  * getChildren}, {@code delete}); several get one {@code multi} each time, so a node is made in
  * every directory in one transaction (one zxid: every node has the same {@code czxid}), every
- * queue is read in one round trip, and every node is deleted at once. (Rarer work is not: missing
- * directories are created one by one, and the search after a lost create reply is a {@code sync}
- * followed by the read.)
+ * queue is read in one round trip, and every node is deleted at once. A directory the client
+ * does not know to exist is made in the create's own transaction (a fresh key: one {@code multi}),
+ * and a release whose last view showed no other node removes the directory in its delete's
+ * ({@link DirectoryRemoval}); docs/herd-effect.md, section 14. (Rarer work is not one request:
+ * missing parents are created one by one, and the search after a lost create reply is a {@code
+ * sync} followed by the read.)
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe: immutable apart from the count of its running acquisitions.
  */
 public final class QueueSet {
 
