@@ -204,6 +204,10 @@ public final class QueueSet {
                     czxid = c.getStat().getCzxid();
                     break;
                 }
+                if (r instanceof OpResult.SetDataResult d && d.getStat() != null) {
+                    czxid = d.getStat().getCzxid(); // the mark of a directory made in this transaction
+                    break;
+                }
             }
             for (QueueDirectory d : dirs) {
                 known.sawExisting(QueuePaths.parentOf(d.path()));
