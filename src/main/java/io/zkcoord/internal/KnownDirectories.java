@@ -143,6 +143,18 @@ public final class KnownDirectories {
         known.put(path, made);
     }
 
+    /**
+     * Records that this client has just sent the transaction that makes {@code path}: it counts as
+     * existing from now on, so that the creates this client sends after it (on the same session,
+     * which the server runs in order) are plain creates queued behind it, in the order they were
+     * asked for. The transaction's reply corrects it ({@link #sawMade}, {@link #sawExisting},
+     * {@link #sawGone}).
+     */
+    public synchronized void making(String path) {
+        Known k = of(path);
+        known.put(path, new Known(true, 0, false, k.shared(), k.removedByUs(), k.remakes()));
+    }
+
     /** Records that another client uses {@code path} too (see {@link #likelyExists}). */
     public synchronized void sawShared(String path) {
         Known k = of(path);

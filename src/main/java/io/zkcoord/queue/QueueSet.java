@@ -181,9 +181,11 @@ public final class QueueSet {
             ops.add(Op.create(d.path() + "/" + prefix, data, options));
         }
         int skip = 2 * missing.size();
+        missing.forEach(d -> known.making(d.path()));
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             if (code != Code.OK) {
+                missing.forEach(d -> known.sawGone(d.path())); // unless the failure shows otherwise:
                 reply.created(learnFromFailedCreate(code, results, missing), null, 0);
                 return;
             }
