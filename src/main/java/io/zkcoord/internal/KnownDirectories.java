@@ -62,6 +62,18 @@ public final class KnownDirectories {
     }
 
     private final Map<String, Known> known;
+    /** Transactions making a directory, on their way; an entry lives until its reply. */
+    private final Map<String, Gate> making = new java.util.HashMap<>();
+
+    /** A directory's making transaction on its way, and the creates that wait for its reply. */
+    private static final class Gate {
+        final String owner;
+        final java.util.ArrayDeque<Runnable> waiting = new java.util.ArrayDeque<>();
+
+        Gate(String owner) {
+            this.owner = owner;
+        }
+    }
 
     /** @param capacity how many directories to remember, at least 1 */
     public KnownDirectories(int capacity) {
@@ -144,15 +156,47 @@ public final class KnownDirectories {
     }
 
     /**
-     * Records that this client has just sent the transaction that makes {@code path}: it counts as
-     * existing from now on, so that the creates this client sends after it (on the same session,
-     * which the server runs in order) are plain creates queued behind it, in the order they were
-     * asked for. The transaction's reply corrects it ({@link #sawMade}, {@link #sawExisting},
-     * {@link #sawGone}).
+     * Records that this client has sent the transaction that makes {@code path}, for the attempt
+     * {@code attempt}: until it is answered ({@link #makingAnswered}), the client's other creates
+     * in that directory wait for it ({@link #waitForMaking}), so that they are sent in the order
+     * they were asked for, behind it (and behind its own create, sent again if the directory
+     * existed after all).
      */
-    public synchronized void making(String path) {
-        Known k = of(path);
-        known.put(path, new Known(true, 0, false, k.shared(), k.removedByUs(), k.remakes()));
+    public void makingStarted(String path, String attempt) {
+        synchronized (making) {
+            making.putIfAbsent(path, new Gate(attempt));
+        }
+    }
+
+    /**
+     * @param then sends a create in {@code path} for {@code attempt}
+     * @return true if {@code then} will run once the transaction making {@code path} is answered
+     *     (first, if it is that transaction's own attempt); false if none is on its way: send now
+     */
+    public boolean waitForMaking(String path, String attempt, Runnable then) {
+        synchronized (making) {
+            Gate g = making.get(path);
+            if (g == null) {
+                return false;
+            }
+            if (g.owner.equals(attempt)) {
+                g.waiting.addFirst(then);
+            } else {
+                g.waiting.addLast(then);
+            }
+            return true;
+        }
+    }
+
+    /** The transaction making {@code path} was answered: runs the creates that waited for it, in order. */
+    public void makingAnswered(String path) {
+        Gate g;
+        synchronized (making) {
+            g = making.remove(path);
+        }
+        if (g != null) {
+            g.waiting.forEach(Runnable::run);
+        }
     }
 
     /** Records that another client uses {@code path} too (see {@link #likelyExists}). */

@@ -284,9 +284,9 @@ public final class Acquisition {
         ZkSession in = session;
         String attempt = prefix;
         try {
-            queues.create(in, attempt, data, (code, paths, czxid) -> created(s, in, attempt, code, paths, czxid));
-            // Pipelined: answered after the create, and sees its node.
-            readChildren(in, null, s, false);
+            // The read is pipelined behind the create: answered after it, it sees the node.
+            queues.enqueue(in, attempt, data, (code, paths, czxid) -> created(s, in, attempt, code, paths, czxid),
+                    readReply(s, false));
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
@@ -445,10 +445,14 @@ public final class Acquisition {
      * whether it is the one validated).
      */
     private void readChildren(ZkSession in, Watcher watcher, int s, boolean armsQueueWatch) {
-        queues.read(in, watcher, queue.guard() != null, (code, children, dirCzxid) -> {
+        queues.read(in, watcher, queue.guard() != null, readReply(s, armsQueueWatch));
+    }
+
+    private QueueSet.ReadReply readReply(int s, boolean armsQueueWatch) {
+        return (code, children, dirCzxid) -> {
             queueWatchArmed(s, armsQueueWatch, code);
             read(s, code, children, dirCzxid);
-        });
+        };
     }
 
     private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, Code code) {

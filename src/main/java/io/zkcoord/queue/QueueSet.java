@@ -137,6 +137,34 @@ public final class QueueSet {
     }
 
     /**
+     * Sends the creates of one attempt ({@link #create}) and, pipelined behind them, the read of
+     * every queue ({@link #read}, no watch): the server answers the read after the creates, so it
+     * sees the new nodes, and an uncontended acquisition costs one round trip. If this client is
+     * making one of the directories now (another acquisition's transaction is on its way), both
+     * are sent once that transaction is answered, in the order asked for.
+     */
+    void enqueue(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+        KnownDirectories known = services().knownDirectories();
+        for (QueueDirectory d : dirs) {
+            if (known.waitForMaking(d.path(), prefix, () -> enqueueLater(in, prefix, data, created, read))) {
+                return;
+            }
+        }
+        create(in, prefix, data, created);
+        read(in, null, true, read);
+    }
+
+    /** {@link #enqueue} from a reply's callback: a request the client refuses fails the attempt. */
+    private void enqueueLater(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+        try {
+            enqueue(in, prefix, data, created, read);
+        } catch (RuntimeException e) {
+            log.warn("cannot queue in {}: {}", this, e.toString());
+            created.created(Code.SYSTEMERROR, null, 0);
+        }
+    }
+
+    /**
      * Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one
      * transaction. A directory this client does not know to exist is made in the same transaction
      * (a {@code CONTAINER} create before the node's): a fresh key costs one request. The reply's
@@ -181,47 +209,61 @@ public final class QueueSet {
             ops.add(Op.create(d.path() + "/" + prefix, data, options));
         }
         int skip = 2 * missing.size();
-        missing.forEach(d -> known.making(d.path()));
-        in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
-            Code code = Code.get(rc);
-            if (code != Code.OK) {
-                missing.forEach(d -> known.sawGone(d.path())); // unless the failure shows otherwise:
-                reply.created(learnFromFailedCreate(code, results, missing), null, 0);
-                return;
-            }
-            List<String> paths = new ArrayList<>(dirs.size());
-            long czxid = 0;
-            for (int i = 0; i < dirs.size(); i++) {
-                OpResult.CreateResult r = (OpResult.CreateResult) results.get(skip + i);
-                // The node's name, put back under the directory as this client names it (a chroot
-                // is not part of it).
-                String made = r.getPath();
-                paths.add(dirs.get(i).path() + made.substring(made.lastIndexOf('/')));
-            }
-            // One transaction, one zxid: every create in it has the same czxid. Take it from any
-            // result that carries a stat: a chrooted client's asynchronous multi (ZooKeeper 3.9.4)
-            // hands back the nodes' results without one.
-            for (OpResult r : results) {
-                if (r instanceof OpResult.CreateResult c && c.getStat() != null) {
-                    czxid = c.getStat().getCzxid();
-                    break;
+        missing.forEach(d -> known.makingStarted(d.path(), prefix));
+        try {
+            in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
+                try {
+                    made(rc, results, missing, skip, reply);
+                } finally {
+                    missing.forEach(d -> known.makingAnswered(d.path()));
                 }
-                if (r instanceof OpResult.SetDataResult d && d.getStat() != null) {
-                    czxid = d.getStat().getCzxid(); // the mark of a directory made in this transaction
-                    break;
-                }
+            }, null);
+        } catch (RuntimeException e) {
+            missing.forEach(d -> known.makingAnswered(d.path()));
+            throw e;
+        }
+    }
+
+    /** The reply to a create transaction that makes directories ({@code missing}) too. */
+    private void made(int rc, List<OpResult> results, List<QueueDirectory> missing, int skip, CreateReply reply) {
+        KnownDirectories known = services().knownDirectories();
+        Code code = Code.get(rc);
+        if (code != Code.OK) {
+            reply.created(learnFromFailedCreate(code, results, missing), null, 0);
+            return;
+        }
+        List<String> paths = new ArrayList<>(dirs.size());
+        long czxid = 0;
+        for (int i = 0; i < dirs.size(); i++) {
+            OpResult.CreateResult r = (OpResult.CreateResult) results.get(skip + i);
+            // The node's name, put back under the directory as this client names it (a chroot
+            // is not part of it).
+            String made = r.getPath();
+            paths.add(dirs.get(i).path() + made.substring(made.lastIndexOf('/')));
+        }
+        // One transaction, one zxid: every create in it has the same czxid. Take it from any
+        // result that carries a stat: a chrooted client's asynchronous multi (ZooKeeper 3.9.4)
+        // hands back the nodes' results without one.
+        for (OpResult r : results) {
+            if (r instanceof OpResult.CreateResult c && c.getStat() != null) {
+                czxid = c.getStat().getCzxid();
+                break;
             }
-            for (QueueDirectory d : dirs) {
-                known.sawExisting(QueuePaths.parentOf(d.path()));
+            if (r instanceof OpResult.SetDataResult d && d.getStat() != null) {
+                czxid = d.getStat().getCzxid(); // the mark of a directory made in this transaction
+                break;
             }
-            for (QueueDirectory d : missing) {
-                known.sawMade(d.path(), czxid); // one transaction: the directory's czxid is the nodes'
-            }
-            for (QueueDirectory d : dirs) {
-                known.sawExisting(d.path());
-            }
-            reply.created(Code.OK, paths, czxid);
-        }, null);
+        }
+        for (QueueDirectory d : dirs) {
+            known.sawExisting(QueuePaths.parentOf(d.path()));
+        }
+        for (QueueDirectory d : missing) {
+            known.sawMade(d.path(), czxid); // one transaction: the directory's czxid is the nodes'
+        }
+        for (QueueDirectory d : dirs) {
+            known.sawExisting(d.path());
+        }
+        reply.created(Code.OK, paths, czxid);
     }
 
     /**
