@@ -69,6 +69,8 @@ public final class KnownDirectories {
     private static final class Gate {
         final String owner;
         final java.util.ArrayDeque<Runnable> waiting = new java.util.ArrayDeque<>();
+        /** The thread sending the waiting creates, once the reply came; guarded by the map. */
+        Thread drainer;
 
         Gate(String owner) {
             this.owner = owner;
@@ -176,8 +178,8 @@ public final class KnownDirectories {
     public boolean waitForMaking(String path, String attempt, Runnable then) {
         synchronized (making) {
             Gate g = making.get(path);
-            if (g == null) {
-                return false;
+            if (g == null || g.drainer == Thread.currentThread()) {
+                return false; // none on its way, or this is a waiting create being sent now
             }
             if (g.owner.equals(attempt)) {
                 g.waiting.addFirst(then);
@@ -192,10 +194,24 @@ public final class KnownDirectories {
     public void makingAnswered(String path) {
         Gate g;
         synchronized (making) {
-            g = making.remove(path);
+            g = making.get(path);
+            if (g == null) {
+                return;
+            }
+            g.drainer = Thread.currentThread();
         }
-        if (g != null) {
-            g.waiting.forEach(Runnable::run);
+        // The gate stays until every waiting create is sent: a create asked for meanwhile on
+        // another thread queues behind them rather than overtaking them.
+        for (;;) {
+            Runnable next;
+            synchronized (making) {
+                next = g.waiting.pollFirst();
+                if (next == null) {
+                    making.remove(path);
+                    return;
+                }
+            }
+            next.run();
         }
     }
 
