@@ -345,8 +345,10 @@ public final class Acquisition {
             createInFlight = true;
             try {
                 queues.enqueue(in, attempt, data, (code, paths, czxid) -> {
-                    giveBack.run();
-                    created(s, in, attempt, code, paths, czxid);
+                    if (!resentInSlot(s, attempt, code, line)) {
+                        giveBack.run(); // outside this acquisition's lock: the slot may pass to another
+                        created(s, in, attempt, code, paths, czxid);
+                    }
                 }, readReply(s, false));
             } catch (RuntimeException e) {
                 giveBack.run();
@@ -357,6 +359,25 @@ public final class Acquisition {
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
+    }
+
+    /**
+     * A transaction that would have made a directory found it made by someone else ({@code
+     * NODEEXISTS}; the set now knows it exists): the plain create is sent at once in the slot the
+     * transaction held, so it keeps its place before this client's creates that waited for the
+     * transaction (a slot given back first would pass to them, and this create would queue behind).
+     *
+     * @return true if sent so (the slot is the new create's), false if the reply is {@link #created}'s
+     */
+    private synchronized boolean resentInSlot(int s, String attempt, Code code, CreateWindow line) {
+        if (code != Code.NODEEXISTS || s != step || state.terminal() || !attempt.equals(prefix)) {
+            return false;
+        }
+        createInFlight = false;
+        createUnsettled = false;
+        state = State.ENQUEUEING;
+        sendCreateNow(++step, line);
+        return true;
     }
 
     /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
@@ -397,12 +418,6 @@ public final class Acquisition {
                         }
                     }
                 });
-                return;
-            case NODEEXISTS:
-                // A directory the transaction would have made exists after all (the set now knows
-                // it): the plain create.
-                createUnsettled = false;
-                sendCreate();
                 return;
             case CONNECTIONLOSS:
             case OPERATIONTIMEOUT:
