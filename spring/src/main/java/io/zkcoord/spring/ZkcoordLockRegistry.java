@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.common.PathUtils;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
@@ -49,7 +50,9 @@ import org.springframework.scheduling.TaskScheduler;
  *
  * <h2>Lock objects</h2>
  * {@code obtain} returns the same object for a key for as long as the registry keeps it, that is
- * until {@link #expireUnusedOlderThan(long)} drops it. Correctness never depends on that identity:
+ * until {@link #expireUnusedOlderThan(long)} drops it. A dropped object that a thread obtained
+ * earlier and then acquires takes its key's slot back, unless a later {@code obtain} filled it.
+ * Correctness never depends on that identity:
  * two objects for one key exclude each other through ZooKeeper as two processes do.
  *
  * <h2>Time to live and renewal</h2>
@@ -173,6 +176,19 @@ public final class ZkcoordLockRegistry
     @Override
     public String toString() {
         return "ZkcoordLockRegistry[" + rootPath + " on " + client + "]";
+    }
+
+    /**
+     * Runs {@code step} (which marks {@code lock} in use) under the registry's monitor, first putting
+     * {@code lock} back in its key's slot if {@link #expireUnusedOlderThan(long)} dropped it and no
+     * other object took the slot: a thread that obtained the object before the drop still finds it
+     * through {@code obtain} and {@code renewLock} once it acquires it.
+     */
+    boolean keep(ZkcoordLock lock, BooleanSupplier step) {
+        synchronized (locks) {
+            locks.putIfAbsent(lock.key(), lock);
+            return step.getAsBoolean();
+        }
     }
 
     ZkClient client() {

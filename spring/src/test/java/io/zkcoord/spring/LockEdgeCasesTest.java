@@ -1,0 +1,101 @@
+package io.zkcoord.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Edge cases of the registry's locks against a real ZooKeeper server: nesting, interrupts, dropped objects. */
+class LockEdgeCasesTest {
+
+    private static TestingServer server;
+    private RegistryFixture fixture;
+    private ZkcoordLockRegistry registry;
+    private ZkcoordLockRegistry other;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void setUp() {
+        fixture = new RegistryFixture(server);
+        String root = RegistryFixture.root();
+        registry = new ZkcoordLockRegistry(fixture.client(), root);
+        other = new ZkcoordLockRegistry(fixture.client(), root);
+    }
+
+    @AfterEach
+    void tearDown() {
+        Thread.interrupted();
+        fixture.close();
+    }
+
+    /**
+     * A nested hold whose ttl ran out: every unlock() of the nesting throws
+     * ConcurrentModificationException (the outer one in a finally block must not turn it into "does
+     * not hold"), and after the last one the thread can take the lock again.
+     */
+    @Test
+    void everyUnlockOfANestedExpiredHoldThrowsConcurrentModification() throws Exception {
+        ZkcoordLock lock = registry.obtain("nested");
+        lock.lock(Duration.ofMillis(300));
+        lock.lock();
+        Await.until("the ttl ended the hold", Duration.ofSeconds(10), () -> !lock.isHeldByCurrentThread());
+        assertThatThrownBy(lock::unlock).as("inner unlock").isInstanceOf(ConcurrentModificationException.class);
+        assertThatThrownBy(lock::tryLock).as("still one unlock owed").isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(lock::unlock).as("outer unlock").isInstanceOf(ConcurrentModificationException.class);
+        assertThatThrownBy(lock::unlock).as("nothing left to unlock").isInstanceOf(IllegalStateException.class);
+        Await.until("the expired node is gone", Duration.ofSeconds(20), () -> {
+            try {
+                return fixture.freeFor(other, "nested");
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(lock.tryLock()).isTrue();
+        lock.unlock();
+    }
+
+    /** tryLock() of Lock never throws for an interrupt: it takes its look and keeps the interrupt status. */
+    @Test
+    void tryLockOfAnInterruptedThreadTakesItsLookAndKeepsTheInterrupt() {
+        ZkcoordLock lock = registry.obtain("interrupted");
+        Thread.currentThread().interrupt();
+        boolean held = lock.tryLock();
+        assertThat(Thread.interrupted()).as("interrupt status kept").isTrue();
+        assertThat(held).isTrue();
+        lock.unlock();
+    }
+
+    /**
+     * A lock object dropped by expireUnusedOlderThan while idle, and then locked by a thread that had
+     * obtained it before, is held: renewLock by its key renews that hold instead of claiming the
+     * thread holds nothing, and obtain returns the object in use.
+     */
+    @Test
+    void aDroppedObjectLockedAfterwardsCanBeRenewedByKey() throws Exception {
+        ZkcoordLock lock = registry.obtain("dropped");
+        registry.expireUnusedOlderThan(0);
+        lock.lock(Duration.ofSeconds(30));
+        try {
+            registry.renewLock("dropped", Duration.ofSeconds(30));
+            assertThat(registry.obtain("dropped")).isSameAs(lock);
+        } finally {
+            lock.unlock();
+        }
+    }
+}
