@@ -403,7 +403,7 @@ public final class ZkcoordLock implements DistributedLock {
             holds.put(me, hold);
             scheduleTimers(hold);
         }
-        lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED));
+        lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED, -1));
     }
 
     /** (Re)starts the hold's expiry and, with a renewal scheduler, its renewal task. Caller holds the monitor. */
@@ -425,7 +425,8 @@ public final class ZkcoordLock implements DistributedLock {
         if (hold.expiry != null) {
             hold.expiry.cancel(false);
         }
-        hold.expiry = registry.timers().schedule(() -> end(hold, HoldLossListener.Cause.TTL_EXPIRED),
+        long round = ++hold.expiryRound;
+        hold.expiry = registry.timers().schedule(() -> end(hold, HoldLossListener.Cause.TTL_EXPIRED, round),
                 nanos(hold.ttl), TimeUnit.NANOSECONDS);
     }
 
@@ -437,10 +438,16 @@ public final class ZkcoordLock implements DistributedLock {
         }
     }
 
-    /** Ends a hold that its owner did not release: deletes its node (ttl) and tells the listeners. */
-    private void end(ThreadHold hold, HoldLossListener.Cause cause) {
+    /**
+     * Ends a hold that its owner did not release: deletes its node (ttl) and tells the listeners.
+     * A ttl timer passes the round it was scheduled in: if a renewal scheduled a later expiry since
+     * (the timer fired while the renewal held the monitor, too late to be cancelled), the hold stays.
+     *
+     * @param expiryRound the timer's round, or -1 for an end that no renewal can overtake
+     */
+    private void end(ThreadHold hold, HoldLossListener.Cause cause, long expiryRound) {
         synchronized (this) {
-            if (!hold.live()) {
+            if (!hold.live() || (expiryRound >= 0 && expiryRound != hold.expiryRound)) {
                 return;
             }
             hold.ended = cause;

@@ -82,6 +82,27 @@ class LockEdgeCasesTest {
     }
 
     /**
+     * A renewal that lands while the old ttl's timer is already firing (here: the timer thread waits
+     * for the lock's monitor, held by the test) wins: the renewal returned normally, so the hold
+     * must not end at the old deadline.
+     */
+    @Test
+    void aRenewalThatRacesTheFiringTimerKeepsTheHold() throws Exception {
+        ZkcoordLock lock = registry.obtain("racing");
+        lock.lock(Duration.ofMillis(200));
+        synchronized (lock) {
+            Await.until("the ttl timer fired and waits for the lock", Duration.ofSeconds(10),
+                    () -> Thread.getAllStackTraces().keySet().stream().anyMatch(t ->
+                            t.getName().startsWith("zkcoord-lock-ttl-") && !t.getName().contains("end")
+                                    && t.getState() == Thread.State.BLOCKED));
+            registry.renewLock("racing", Duration.ofMinutes(1));
+        }
+        Await.holds("the renewed hold stays", Duration.ofSeconds(1), lock::isHeldByCurrentThread);
+        assertThat(fixture.freeFor(other, "racing")).isFalse();
+        lock.unlock();
+    }
+
+    /**
      * A lock object dropped by expireUnusedOlderThan while idle, and then locked by a thread that had
      * obtained it before, is held: renewLock by its key renews that hold instead of claiming the
      * thread holds nothing, and obtain returns the object in use.
