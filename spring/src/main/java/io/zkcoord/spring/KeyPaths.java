@@ -54,9 +54,18 @@ final class KeyPaths {
         return name.toString();
     }
 
-    /** @return the full path of {@code key} under {@code root} ({@code root} as validated: no trailing slash, or "/") */
+    /**
+     * @return the full path of {@code key} under {@code root} ({@code root} as validated: no trailing
+     *     slash, or "/"). Under "/", the key {@code "zookeeper"} becomes {@code /%7Aookeeper}: {@code
+     *     /zookeeper} is ZooKeeper's own subtree, and a {@code z} is otherwise never escaped, so no
+     *     other key has that name.
+     */
     static String path(String root, String key) {
-        return (root.equals("/") ? "" : root) + "/" + childName(key);
+        String name = childName(key);
+        if (root.equals("/")) {
+            return "/" + (name.equals("zookeeper") ? "%7Aookeeper" : name);
+        }
+        return root + "/" + name;
     }
 
     private static boolean kept(int c) {

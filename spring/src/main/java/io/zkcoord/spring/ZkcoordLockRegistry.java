@@ -45,7 +45,8 @@ import org.springframework.scheduling.TaskScheduler;
  * {@code A-Z a-z 0-9 - _ . ~} stay as they are, every other character becomes the {@code %XX}
  * escapes of its UTF-8 bytes ({@code "orders/42"} is {@code /locks/orders%2F42}, {@code "a b"}
  * is {@code /locks/a%20b}); {@code "."} and {@code ".."} become {@code %2E} and {@code %2E%2E},
- * the empty key {@code %}. Distinct keys never share a path. {@link #path(Object)} tells the path
+ * the empty key {@code %}; a lone surrogate {@code %u} and four hex digits; under the root path
+ * {@code "/"}, the key {@code "zookeeper"} is {@code /%7Aookeeper}. Distinct keys never share a path. {@link #path(Object)} tells the path
  * of a key (for {@code zkcoord inspect}).
  *
  * <h2>Lock objects</h2>
@@ -80,7 +81,8 @@ public final class ZkcoordLockRegistry
      * @param client the client whose session holds every lock of this registry
      * @param rootPath the directory of the locks, e.g. {@code /locks}; created on demand
      * @throws IllegalArgumentException if {@code client} is null, or {@code rootPath} is null, not
-     *     absolute, ends with {@code /} (other than {@code "/"}) or has characters ZooKeeper rejects
+     *     absolute, ends with {@code /} (other than {@code "/"}), has characters ZooKeeper rejects,
+     *     or is {@code /zookeeper} or below it
      */
     public ZkcoordLockRegistry(ZkClient client, String rootPath) {
         if (client == null) {
@@ -94,6 +96,9 @@ public final class ZkcoordLockRegistry
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("rootPath '" + rootPath + "' is not a valid ZooKeeper path: "
                     + e.getMessage(), e);
+        }
+        if (rootPath.equals("/zookeeper") || rootPath.startsWith("/zookeeper/")) {
+            throw new IllegalArgumentException("rootPath '" + rootPath + "' is inside ZooKeeper's own /zookeeper subtree");
         }
         this.client = client;
         this.rootPath = rootPath;

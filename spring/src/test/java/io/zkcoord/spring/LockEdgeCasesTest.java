@@ -126,6 +126,18 @@ class LockEdgeCasesTest {
         question.unlock();
     }
 
+    /** Under the root path "/", the key "zookeeper" does not land in ZooKeeper's own /zookeeper subtree. */
+    @Test
+    void theKeyZookeeperUnderTheRootWorks() throws Exception {
+        ZkcoordLockRegistry atRoot = new ZkcoordLockRegistry(fixture.client(), "/");
+        ZkcoordLock lock = atRoot.obtain("zookeeper");
+        assertThat(lock.tryLock(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(atRoot.path("zookeeper")).isNotEqualTo("/zookeeper");
+        lock.unlock();
+        assertThatThrownBy(() -> new ZkcoordLockRegistry(fixture.client(), "/zookeeper/locks"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     /**
      * A lock object dropped by expireUnusedOlderThan while idle, and then locked by a thread that had
      * obtained it before, is held: renewLock by its key renews that hold instead of claiming the
