@@ -42,6 +42,10 @@ final class SessionWaits {
      * @return stops waiting: {@code then} is not told, and nothing of it stays on {@code next}
      */
     Runnable await(CompletableFuture<ZkSession> next, BiConsumer<ZkSession, Throwable> then) {
+        if (next.isDone()) {
+            next.whenComplete(then); // runs at once, and only this waiter
+            return () -> { };
+        }
         Set<BiConsumer<ZkSession, Throwable>> waiters;
         boolean first;
         synchronized (this) {
