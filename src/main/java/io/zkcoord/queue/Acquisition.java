@@ -223,6 +223,7 @@ public final class Acquisition {
         state = State.AWAITING_SESSION;
         int s = ++step;
         CompletableFuture<ZkSession> next = queue.services().session();
+        cancelSessionWait.run(); // a wait of an earlier step, if one is still registered
         if (!next.isDone()) {
             // No session now (lost, being rebuilt): wait for one as long as the retry policy lets
             // a request wait for the connection, then fail.
