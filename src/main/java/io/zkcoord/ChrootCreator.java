@@ -35,25 +35,32 @@ final class ChrootCreator {
      * @param chrooted a connected handle of the client, rooted at the chroot
      * @param settings the client's settings
      * @param name the client's name, for threads and messages
-     * @return completes once the chroot exists (or could not be checked: the recipes then say so);
-     *     fails with {@link CoordinationException} if it is missing and cannot be created
+     * @return completes with true once the chroot exists (or could not be checked for a reason
+     *     other than the connection: the recipes then say so); with false if the connection was
+     *     lost before the answer (check again once reconnected); fails with {@link
+     *     CoordinationException} if it is missing and cannot be created
      */
-    static CompletableFuture<Void> ensure(ZooKeeper chrooted, ClientSettings settings, String name) {
+    static CompletableFuture<Boolean> ensure(ZooKeeper chrooted, ClientSettings settings, String name) {
         String chroot = settings.chroot();
-        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
         if (chroot.isEmpty() || chroot.equals("/")) {
-            done.complete(null);
+            done.complete(true);
             return done;
         }
         chrooted.exists("/", false, (rc, path, ctx, stat) -> {
-            if (rc != KeeperException.Code.NONODE.intValue()) {
-                done.complete(null); // there, or not known now: a recipe that misses it says so
+            KeeperException.Code code = KeeperException.Code.get(rc);
+            if (code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.OPERATIONTIMEOUT) {
+                done.complete(false); // not known: taken as there, a missing chroot would never be made
+                return;
+            }
+            if (code != KeeperException.Code.NONODE) {
+                done.complete(true); // there, or not known now: a recipe that misses it says so
                 return;
             }
             Thread t = new Thread(() -> {
                 try {
                     create(settings, chroot, name);
-                    done.complete(null);
+                    done.complete(true);
                 } catch (InterruptedException e) {
                     done.completeExceptionally(new CoordinationException(name + ": interrupted while creating the chroot "
                             + chroot, e));

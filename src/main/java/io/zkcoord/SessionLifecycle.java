@@ -377,7 +377,7 @@ final class SessionLifecycle {
                 } else if (h.session == null && !h.checkingChroot) {
                     h.checkingChroot = true;
                     ChrootCreator.ensure(h.zooKeeper, settings, name)
-                            .whenComplete((ok, failure) -> onEventsThread(() -> chrootChecked(h, failure)));
+                            .whenComplete((known, failure) -> onEventsThread(() -> chrootChecked(h, known, failure)));
                 } else if (state == ConnectionState.SUSPENDED) {
                     transition(ConnectionState.RECONNECTED);
                 }
@@ -425,9 +425,15 @@ final class SessionLifecycle {
      * Events thread. The chroot was checked (and created if missing) after {@code h} connected:
      * the session can be reported now. If it is missing and could not be created, {@link
      * #start()} fails with the reason; a client made by {@code start()} logs it, goes on (its
-     * recipes then fail naming the chroot) and checks again with its next session.
+     * recipes then fail naming the chroot) and checks again with its next session. If the
+     * connection was lost before the check was answered, nothing is reported: the check is made
+     * again when the handle reconnects.
      */
-    private void chrootChecked(Handle h, Throwable failure) {
+    private void chrootChecked(Handle h, Boolean known, Throwable failure) {
+        if (failure == null && !known) {
+            h.checkingChroot = false; // its SyncConnected, queued behind this, checks again
+            return;
+        }
         if (failure == null) {
             chrootExists = true;
         } else {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +57,26 @@ class ChrootCreationTest {
             ZkMutex mutex = new ZkMutex(client, "/locks/a");
             assertTrue(mutex.tryLock(10, TimeUnit.SECONDS));
             mutex.unlock();
+        }
+    }
+
+    /**
+     * The connection drops while the client checks whether its chroot exists (the check's reply is
+     * lost): the check is made again once it reconnects, and the chroot is created before the first
+     * session is reported; it is not taken as existing.
+     */
+    @Test
+    void aChrootCheckLostWithTheConnectionIsMadeAgain() throws Exception {
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString())) {
+            var cut = proxy.cutAfterNextExists();
+            try (ZkClient client = ZkClient.builder().connectString(proxy.connectString() + "/lost-check")
+                    .connectionTimeout(WAIT).build()) {
+                assertTrue(cut.isDone(), "the chroot check was not cut");
+                assertNotNull(direct.zooKeeper().exists("/lost-check", false), "the chroot was not created");
+                ZkMutex mutex = new ZkMutex(client, "/locks/a");
+                assertTrue(mutex.tryLock(10, TimeUnit.SECONDS), "no hold under the chroot");
+                mutex.unlock();
+            }
         }
     }
 

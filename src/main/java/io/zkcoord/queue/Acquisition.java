@@ -125,6 +125,8 @@ public final class Acquisition {
     private int step;
     private ZkSession session;
     private Runnable cancelSessionHook = () -> { };
+    /** Stops waiting for the next session ({@link SessionWaits}); does nothing when not waiting. */
+    private Runnable cancelSessionWait = () -> { };
     /** Name prefix of the current create attempt ({@code kind-attemptId-}). */
     private String prefix;
     /** True once a create of the current attempt was sent and its node may exist unseen. */
@@ -228,16 +230,18 @@ public final class Acquisition {
         state = State.AWAITING_SESSION;
         int s = ++step;
         CompletableFuture<ZkSession> next = queue.services().session();
+        cancelSessionWait.run(); // a wait of an earlier step, if one is still registered
         if (!next.isDone()) {
             // No session now (lost, being rebuilt): wait for one as long as the retry policy lets
             // a request wait for the connection, then fail.
             giveUpWithoutSession(s, 0, System.nanoTime());
         }
-        next.whenComplete((live, failure) -> {
+        cancelSessionWait = sessions.sessionWaits().await(next, (live, failure) -> {
             synchronized (this) {
                 if (s != step) {
                     return;
                 }
+                cancelSessionWait = () -> { };
                 if (failure != null) {
                     end(State.FAILED, failure instanceof java.util.concurrent.CompletionException
                             && failure.getCause() != null ? failure.getCause() : failure);
@@ -801,6 +805,8 @@ public final class Acquisition {
         ++step;
         queues.left();
         cancelSessionHook.run();
+        cancelSessionWait.run();
+        cancelSessionWait = () -> { };
         leaveCreateLine();
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);

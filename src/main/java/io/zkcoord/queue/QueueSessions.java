@@ -9,13 +9,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * What the queue core keeps per session of one client: the creates in flight ({@link
  * CreateWindow}) and the watches ({@link SharedWatches}). Both belong to one ZooKeeper handle and
  * go with it: a session's entry is dropped when the session ends, and the next session starts
- * with an empty window and no watch.
+ * with an empty window and no watch. It also keeps the client's waits for a session ({@link
+ * SessionWaits}).
  *
  * <p>Thread-safe.
  */
 final class QueueSessions {
 
     private final Map<ZkSession, Traffic> sessions = new ConcurrentHashMap<>();
+    private final SessionWaits sessionWaits = new SessionWaits();
 
     /**
      * The queue traffic of one session.
@@ -29,6 +31,11 @@ final class QueueSessions {
     /** @return the queue core's per-session state of the client that {@code services} belong to */
     static QueueSessions of(ClientServices services) {
         return services.shared(QueueSessions.class, QueueSessions::new);
+    }
+
+    /** @return the client's acquisitions waiting for a session */
+    SessionWaits sessionWaits() {
+        return sessionWaits;
     }
 
     /**

@@ -61,6 +61,7 @@ public final class ZkProxy implements AutoCloseable {
 
     /** ZooKeeper opcodes (org.apache.zookeeper.ZooDefs.OpCode). */
     static final int OP_CREATE = 1;
+    static final int OP_EXISTS = 3;
     static final int OP_MULTI = 14;
     static final int OP_CREATE2 = 15;
     static final int OP_CREATE_CONTAINER = 19;
@@ -78,6 +79,8 @@ public final class ZkProxy implements AutoCloseable {
     private final AtomicReference<CompletableFuture<Void>> armedCut = new AtomicReference<>();
     /** Whether the armed cut waits for any multi request (a guarded write) rather than a create. */
     private volatile boolean cutOnMulti;
+    /** The opcode the armed cut waits for, or 0 when it waits for a create or a multi. */
+    private volatile int cutOnOpcode;
 
     private final Object lock = new Object();
     private final Set<Link> links = new HashSet<>(); // guarded by lock
@@ -192,7 +195,19 @@ public final class ZkProxy implements AutoCloseable {
         return armCut(true);
     }
 
+    /**
+     * As {@link #cutAfterNextCreate()}, for the next {@code exists} request: it reaches the server,
+     * then the connection is cut before the reply, so the request fails with {@code CONNECTIONLOSS}.
+     */
+    public CompletableFuture<Void> cutAfterNextExists() {
+        return armCut(false, OP_EXISTS);
+    }
+
     private CompletableFuture<Void> armCut(boolean onMulti) {
+        return armCut(onMulti, 0);
+    }
+
+    private CompletableFuture<Void> armCut(boolean onMulti, int opcode) {
         CompletableFuture<Void> fresh = new CompletableFuture<>();
         while (true) {
             CompletableFuture<Void> current = armedCut.get();
@@ -204,6 +219,7 @@ public final class ZkProxy implements AutoCloseable {
             }
             if (armedCut.compareAndSet(null, fresh)) {
                 cutOnMulti = onMulti;
+                cutOnOpcode = opcode;
                 LOG.debug("proxy {} armed cut after next create", port());
                 return fresh;
             }
@@ -295,6 +311,11 @@ public final class ZkProxy implements AutoCloseable {
 
     private static boolean isCreateOp(int type) {
         return type == OP_CREATE || type == OP_CREATE2 || type == OP_CREATE_CONTAINER || type == OP_CREATE_TTL;
+    }
+
+    /** Whether a whole client frame (not the first of its connection) is a request of {@code opcode}. */
+    static boolean isRequest(FrameScanner frame, int opcode) {
+        return frame.headLength() >= 8 && frame.headInt(4) == opcode;
     }
 
     /** Whether a whole client frame (not the first of its connection) is a multi request. */
@@ -571,7 +592,8 @@ public final class ZkProxy implements AutoCloseable {
                     int used = frames.next(buf, pos, n - pos);
                     pos += used;
                     if (frames.frameComplete() && frames.frameIndex() > 0 && armedCut.get() != null
-                            && (cutOnMulti ? isMultiRequest(frames) : isCreateRequest(frames))) {
+                            && (cutOnOpcode != 0 ? isRequest(frames, cutOnOpcode)
+                                    : cutOnMulti ? isMultiRequest(frames) : isCreateRequest(frames))) {
                         CompletableFuture<Void> claimed = armedCut.getAndSet(null);
                         if (claimed != null) {
                             cutAfter(claimed, frames.headInt(0), frames.headInt(4), buf, pos);

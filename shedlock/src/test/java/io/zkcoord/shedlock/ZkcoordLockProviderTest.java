@@ -76,6 +76,17 @@ class ZkcoordLockProviderTest {
         take(other, "job", Duration.ofMinutes(1), Duration.ZERO).unlock();
     }
 
+    /** Names that are not well-formed UTF-16 (a lone surrogate) are names of their own: "?" does not hold them. */
+    @Test
+    void loneSurrogateNamesAreDistinctLocks() {
+        SimpleLock question = take(provider, "?", Duration.ofMinutes(1), Duration.ZERO);
+        SimpleLock high = take(other, "\uD800", Duration.ofMinutes(1), Duration.ZERO);
+        SimpleLock low = take(other, "\uDBFF", Duration.ofMinutes(1), Duration.ZERO);
+        low.unlock();
+        high.unlock();
+        question.unlock();
+    }
+
     /** unlock() keeps the lock until lockAtLeastFor after it was taken, then frees it. */
     @Test
     void unlockKeepsTheLockUntilLockAtLeastFor() {

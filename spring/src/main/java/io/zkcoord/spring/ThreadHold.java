@@ -20,6 +20,8 @@ final class ThreadHold {
     Duration ttl;
     /** Ends the hold when the ttl passes; null without a ttl. */
     ScheduledFuture<?> expiry;
+    /** Counts the expiries scheduled; a firing timer whose round is not the latest was overtaken by a renewal. */
+    long expiryRound;
     /** The renewal task on the user's TaskScheduler; null without one. */
     ScheduledFuture<?> renewal;
     /** Why the hold ended without its owner's unlock, or null while it holds. */

@@ -45,8 +45,8 @@ import org.springframework.scheduling.TaskScheduler;
  *       The holding thread may acquire again with no ZooKeeper call and must unlock as often.
  *   <li><b>{@code lock()}</b> blocks until held and is not interruptible (an interrupt is kept and
  *       set again on return). {@code lockInterruptibly()} ends with {@link InterruptedException}
- *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms) and never
- *       waits for a holder. {@code tryLock(time, unit)} waits at most about that long whatever the
+ *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms), never
+ *       waits for a holder and never throws for an interrupt. {@code tryLock(time, unit)} waits at most about that long whatever the
  *       network does. If ZooKeeper cannot be reached within the client's retry policy they throw
  *       {@link CoordinationException}; if the client is closed, {@link IllegalStateException}.
  *   <li><b>Time to live.</b> {@link #lock(Duration)} and {@link #tryLock(Duration, Duration)} hold
@@ -58,11 +58,12 @@ import org.springframework.scheduling.TaskScheduler;
  *       methods hold with no time to live: only the session bounds them. A reentrant acquisition
  *       with a ttl gives the hold that ttl from now; without one it leaves the hold's ttl alone.
  *   <li><b>{@code unlock()}</b> by a thread that does not hold the lock throws {@link
- *       IllegalStateException}. After the hold ended by itself (ttl, or the session ended) it throws
- *       {@link ConcurrentModificationException} and clears the thread's hold. The last release
+ *       IllegalStateException}. After the hold ended by itself (ttl, or the session ended) every
+ *       {@code unlock()} still owed by the nesting throws {@link ConcurrentModificationException},
+ *       and the last one clears the thread's hold. The last release
  *       deletes the node (waiting about a second at most; it goes on in the background while the
  *       ensemble cannot be reached).
- *   <li><b>An ended hold.</b> Until its thread calls {@code unlock()}, the thread cannot acquire the
+ *   <li><b>An ended hold.</b> Until its thread has called {@code unlock()} as often as it acquired, the thread cannot acquire the
  *       lock again: every acquire method throws {@link IllegalStateException}.
  *   <li><b>Session loss.</b> Every hold of the lost session ends (cause {@link
  *       HoldLossListener.Cause#SESSION_ENDED}); threads still waiting queue again in the new session.
@@ -120,13 +121,24 @@ public final class ZkcoordLock implements DistributedLock {
         acquire(FOREVER, null, true);
     }
 
-    /** One look, no wait for a holder, no time to live; keeps the interrupt status. */
+    /**
+     * One look, no wait for a holder, no time to live. Never throws for an interrupt, as {@link
+     * java.util.concurrent.locks.Lock#tryLock()} promises: an interrupt set before the call is kept
+     * and the look is taken; one that arrives during the look makes it return false (no node is
+     * left) with the interrupt status set.
+     */
     @Override
     public boolean tryLock() {
+        boolean interrupted = Thread.interrupted();
         try {
             return acquire(0, null, false);
         } catch (InterruptedException e) {
-            throw new IllegalStateException("a look without waiting was interrupted", e);
+            interrupted = true;
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -160,7 +172,8 @@ public final class ZkcoordLock implements DistributedLock {
      *
      * @throws IllegalStateException if the current thread does not hold this lock
      * @throws ConcurrentModificationException if the hold ended by itself (its time to live ran out,
-     *     or its session ended) before this call; the thread's hold is cleared
+     *     or its session ended) before this call; it counts as one release of the nesting, and the
+     *     last one clears the thread's hold
      */
     @Override
     public void unlock() {
@@ -175,9 +188,13 @@ public final class ZkcoordLock implements DistributedLock {
                 hold.ended = HoldLossListener.Cause.SESSION_ENDED;
             }
             if (hold.ended != null) {
-                holds.remove(me);
-                hold.cancelTimers();
-                lastUsedNanos = System.nanoTime();
+                // Each unlock of the nesting counts, so the outermost one (in its finally block) throws
+                // this exception too, and never releases a later hold of the same thread.
+                if (--hold.count <= 0) {
+                    holds.remove(me);
+                    hold.cancelTimers();
+                    lastUsedNanos = System.nanoTime();
+                }
                 throw new ConcurrentModificationException("the hold of " + this + " by " + me.getName()
                         + " (fencing token " + hold.lease.fencingToken() + ") had already ended: " + describe(hold.ended));
             }
@@ -304,23 +321,8 @@ public final class ZkcoordLock implements DistributedLock {
             throw new InterruptedException();
         }
         Thread me = Thread.currentThread();
-        synchronized (this) {
-            lastUsedNanos = System.nanoTime();
-            ThreadHold hold = holds.get(me);
-            if (hold != null) {
-                if (!hold.live() || !hold.lease.isValid()) {
-                    throw new IllegalStateException("the hold of " + this + " by " + me.getName()
-                            + " ended (" + describe(hold.ended == null ? HoldLossListener.Cause.SESSION_ENDED : hold.ended)
-                            + "); unlock() it before acquiring again");
-                }
-                hold.count++;
-                if (ttl != null) {
-                    hold.ttl = ttl;
-                    scheduleTimers(hold);
-                }
-                return true;
-            }
-            waiting++;
+        if (registry.keep(this, () -> enter(me, ttl))) {
+            return true;
         }
         try {
             Optional<ZkLease> lease = waitForLease(waitNanos);
@@ -335,6 +337,30 @@ public final class ZkcoordLock implements DistributedLock {
                 lastUsedNanos = System.nanoTime();
             }
         }
+    }
+
+    /**
+     * Counts a reentrant acquisition (true), or counts the thread as waiting (false). Runs while the
+     * registry keeps this object, so that expireUnusedOlderThan cannot drop it from now on.
+     */
+    private synchronized boolean enter(Thread me, Duration ttl) {
+        lastUsedNanos = System.nanoTime();
+        ThreadHold hold = holds.get(me);
+        if (hold != null) {
+            if (!hold.live() || !hold.lease.isValid()) {
+                throw new IllegalStateException("the hold of " + this + " by " + me.getName()
+                        + " ended (" + describe(hold.ended == null ? HoldLossListener.Cause.SESSION_ENDED : hold.ended)
+                        + "); unlock() it before acquiring again");
+            }
+            hold.count++;
+            if (ttl != null) {
+                hold.ttl = ttl;
+                scheduleTimers(hold);
+            }
+            return true;
+        }
+        waiting++;
+        return false;
     }
 
     private Optional<ZkLease> waitForLease(long waitNanos) throws InterruptedException {
@@ -377,7 +403,7 @@ public final class ZkcoordLock implements DistributedLock {
             holds.put(me, hold);
             scheduleTimers(hold);
         }
-        lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED));
+        lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED, -1));
     }
 
     /** (Re)starts the hold's expiry and, with a renewal scheduler, its renewal task. Caller holds the monitor. */
@@ -399,7 +425,8 @@ public final class ZkcoordLock implements DistributedLock {
         if (hold.expiry != null) {
             hold.expiry.cancel(false);
         }
-        hold.expiry = registry.timers().schedule(() -> end(hold, HoldLossListener.Cause.TTL_EXPIRED),
+        long round = ++hold.expiryRound;
+        hold.expiry = registry.timers().schedule(() -> end(hold, HoldLossListener.Cause.TTL_EXPIRED, round),
                 nanos(hold.ttl), TimeUnit.NANOSECONDS);
     }
 
@@ -411,10 +438,16 @@ public final class ZkcoordLock implements DistributedLock {
         }
     }
 
-    /** Ends a hold that its owner did not release: deletes its node (ttl) and tells the listeners. */
-    private void end(ThreadHold hold, HoldLossListener.Cause cause) {
+    /**
+     * Ends a hold that its owner did not release: deletes its node (ttl) and tells the listeners.
+     * A ttl timer passes the round it was scheduled in: if a renewal scheduled a later expiry since
+     * (the timer fired while the renewal held the monitor, too late to be cancelled), the hold stays.
+     *
+     * @param expiryRound the timer's round, or -1 for an end that no renewal can overtake
+     */
+    private void end(ThreadHold hold, HoldLossListener.Cause cause, long expiryRound) {
         synchronized (this) {
-            if (!hold.live()) {
+            if (!hold.live() || (expiryRound >= 0 && expiryRound != hold.expiryRound)) {
                 return;
             }
             hold.ended = cause;

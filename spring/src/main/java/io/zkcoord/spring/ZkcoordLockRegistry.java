@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.common.PathUtils;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
@@ -44,12 +45,15 @@ import org.springframework.scheduling.TaskScheduler;
  * {@code A-Z a-z 0-9 - _ . ~} stay as they are, every other character becomes the {@code %XX}
  * escapes of its UTF-8 bytes ({@code "orders/42"} is {@code /locks/orders%2F42}, {@code "a b"}
  * is {@code /locks/a%20b}); {@code "."} and {@code ".."} become {@code %2E} and {@code %2E%2E},
- * the empty key {@code %}. Distinct keys never share a path. {@link #path(Object)} tells the path
+ * the empty key {@code %}; a lone surrogate {@code %u} and four hex digits; under the root path
+ * {@code "/"}, the key {@code "zookeeper"} is {@code /%7Aookeeper}. Distinct keys never share a path. {@link #path(Object)} tells the path
  * of a key (for {@code zkcoord inspect}).
  *
  * <h2>Lock objects</h2>
  * {@code obtain} returns the same object for a key for as long as the registry keeps it, that is
- * until {@link #expireUnusedOlderThan(long)} drops it. Correctness never depends on that identity:
+ * until {@link #expireUnusedOlderThan(long)} drops it. A dropped object that a thread obtained
+ * earlier and then acquires takes its key's slot back, unless a later {@code obtain} filled it.
+ * Correctness never depends on that identity:
  * two objects for one key exclude each other through ZooKeeper as two processes do.
  *
  * <h2>Time to live and renewal</h2>
@@ -77,7 +81,8 @@ public final class ZkcoordLockRegistry
      * @param client the client whose session holds every lock of this registry
      * @param rootPath the directory of the locks, e.g. {@code /locks}; created on demand
      * @throws IllegalArgumentException if {@code client} is null, or {@code rootPath} is null, not
-     *     absolute, ends with {@code /} (other than {@code "/"}) or has characters ZooKeeper rejects
+     *     absolute, ends with {@code /} (other than {@code "/"}), has characters ZooKeeper rejects,
+     *     or is {@code /zookeeper} or below it
      */
     public ZkcoordLockRegistry(ZkClient client, String rootPath) {
         if (client == null) {
@@ -91,6 +96,9 @@ public final class ZkcoordLockRegistry
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("rootPath '" + rootPath + "' is not a valid ZooKeeper path: "
                     + e.getMessage(), e);
+        }
+        if (rootPath.equals("/zookeeper") || rootPath.startsWith("/zookeeper/")) {
+            throw new IllegalArgumentException("rootPath '" + rootPath + "' is inside ZooKeeper's own /zookeeper subtree");
         }
         this.client = client;
         this.rootPath = rootPath;
@@ -173,6 +181,19 @@ public final class ZkcoordLockRegistry
     @Override
     public String toString() {
         return "ZkcoordLockRegistry[" + rootPath + " on " + client + "]";
+    }
+
+    /**
+     * Runs {@code step} (which marks {@code lock} in use) under the registry's monitor, first putting
+     * {@code lock} back in its key's slot if {@link #expireUnusedOlderThan(long)} dropped it and no
+     * other object took the slot: a thread that obtained the object before the drop still finds it
+     * through {@code obtain} and {@code renewLock} once it acquires it.
+     */
+    boolean keep(ZkcoordLock lock, BooleanSupplier step) {
+        synchronized (locks) {
+            locks.putIfAbsent(lock.key(), lock);
+            return step.getAsBoolean();
+        }
     }
 
     ZkClient client() {

@@ -25,7 +25,8 @@ import org.springframework.integration.support.locks.LockRegistry;
  *   <li>a {@link ZkClient} made with {@link ZkClient.Builder#start()}: the application starts even
  *       while the ensemble is down, and the client connects when it can; closed with the context;
  *   <li>a {@link ZkcoordLockRegistry} on {@code zkcoord.lock-registry.root-path} (default {@code
- *       /locks}), when Spring Integration is on the class path;
+ *       /locks}), when Spring Integration is on the class path and the application has no {@link
+ *       LockRegistry} of any kind;
  *   <li>a {@link ZkcoordHealthIndicator} named {@code zkcoord}, when Boot's health support is on the
  *       class path (and {@code management.health.zkcoord.enabled} is not false);
  *   <li>{@link ZkcoordMetrics}, when the {@code zkcoord-micrometer} module is on the class path and a
@@ -68,8 +69,9 @@ public class ZkcoordAutoConfiguration {
     @ConditionalOnClass(LockRegistry.class)
     static class LockRegistryConfiguration {
 
+        /** Backs off for any LockRegistry of the application: a second one would make injections by type ambiguous. */
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(LockRegistry.class)
         ZkcoordLockRegistry zkcoordLockRegistry(ZkClient client, ZkcoordProperties properties) {
             return new ZkcoordLockRegistry(client, properties.getLockRegistry().getRootPath());
         }

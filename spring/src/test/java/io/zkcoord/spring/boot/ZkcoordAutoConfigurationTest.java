@@ -21,6 +21,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /** The auto-configuration in Boot's ApplicationContextRunner, against a real ZooKeeper server. */
@@ -97,6 +98,32 @@ class ZkcoordAutoConfigurationTest {
                     });
         } finally {
             mine.close();
+        }
+    }
+
+    /**
+     * An application that defines a lock registry of another kind (here Spring's in-memory one) keeps
+     * it as its only LockRegistry: a second one would make every injection of LockRegistry ambiguous
+     * and stop the application from starting.
+     */
+    @Test
+    void theRegistryBacksOffForAnyLockRegistryOfTheApplication() {
+        connected()
+                .withBean(DefaultLockRegistry.class, DefaultLockRegistry::new)
+                .withBean(NeedsALockRegistry.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).hasSingleBean(LockRegistry.class);
+                    assertThat(context).getBean(LockRegistry.class).isInstanceOf(DefaultLockRegistry.class);
+                    assertThat(context).hasSingleBean(ZkClient.class);
+                });
+    }
+
+    /** An application bean that takes the LockRegistry by type, as LockRequestHandlerAdvice users do. */
+    static class NeedsALockRegistry {
+
+        NeedsALockRegistry(LockRegistry<?> registry) {
+            assertThat(registry).isNotNull();
         }
     }
 
