@@ -362,7 +362,7 @@ public final class ZkLeaderElection implements AutoCloseable {
             }
         }
         if (held != null && held.session().isAlive()) {
-            queue.deleteInBackground(held.session(), held.path());
+            queue.alone().deleteInBackground(held);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -386,7 +386,7 @@ public final class ZkLeaderElection implements AutoCloseable {
     private synchronized void joined(Acquisition a, Grant g, Throwable failure) {
         if (a != acquisition || phase == Phase.CLOSED) {
             if (g != null) {
-                queue.deleteInBackground(g.session(), g.path()); // nobody takes part with it any more
+                queue.alone().deleteInBackground(g); // nobody takes part with it any more
             }
             return;
         }

@@ -63,6 +63,10 @@ import org.apache.zookeeper.data.Stat;
  * also how an idle lock can look. A path whose children are all foreign (a parent of lock
  * directories, say) gives a snapshot whose {@link QueueSnapshot#isQueueDirectory()} is false.
  *
+ * <p><b>A missing directory is the idle state</b>, not an error: a lock's last release removes its
+ * directory with its node (nothing is left behind for keys used once), and the next acquisition
+ * makes it again.
+ *
  * <p>Stateless and thread-safe.
  */
 public final class Inspector {

@@ -71,6 +71,15 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
         return entries.isEmpty() || entries.stream().anyMatch(e -> !e.kind().isEmpty());
     }
 
+    /**
+     * @return true if nobody holds or waits: no entry is a queue node (the directory is empty,
+     *     holds only other children, or does not exist, {@link #exists()} false, which is how a
+     *     lock nobody uses now looks: its last release removed the directory)
+     */
+    public boolean idle() {
+        return entries.stream().allMatch(e -> e.kind().isEmpty());
+    }
+
     /** @return the entries that hold now (several for readers or a semaphore) */
     public List<Entry> holders() {
         return entries.stream().filter(Entry::holding).toList();

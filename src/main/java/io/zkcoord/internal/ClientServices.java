@@ -36,6 +36,7 @@ public final class ClientServices {
     private final Observer observer;
     /** State other packages keep per client ({@link #shared}), by its type. */
     private final ConcurrentHashMap<Class<?>, Object> shared = new ConcurrentHashMap<>();
+    private final KnownDirectories knownDirectories = new KnownDirectories(KnownDirectories.DEFAULT_CAPACITY);
 
     /**
      * @param name the client's name, for thread names and messages
@@ -161,5 +162,10 @@ public final class ClientServices {
      */
     public <T> T shared(Class<T> type, Supplier<T> make) {
         return type.cast(shared.computeIfAbsent(type, k -> make.get()));
+    }
+
+    /** @return what this client has seen of its recipes' directories (bounded; a hint, see there) */
+    public KnownDirectories knownDirectories() {
+        return knownDirectories;
     }
 }

@@ -23,6 +23,8 @@ final class Hold {
     final List<String> nodePaths;
     final QueueNode node;
     final long fencingToken;
+    /** The directories whose removal the release may try (see {@link io.zkcoord.queue.Grant#removableDirs()}). */
+    final List<String> removableDirs;
     /** Reports the hold to the client's coordination listeners and Flight Recorder. */
     final Observer.Held observed;
 
@@ -45,8 +47,10 @@ final class Hold {
     /** Cancels the session-end hook; set once, right after construction, by the owner thread. */
     private Runnable cancelLossHook = () -> { };
 
-    Hold(ZkSession session, List<String> nodePaths, QueueNode node, long fencingToken, Observer.Held observed) {
+    Hold(ZkSession session, List<String> nodePaths, QueueNode node, long fencingToken, List<String> removableDirs,
+            Observer.Held observed) {
         this.session = session;
+        this.removableDirs = List.copyOf(removableDirs);
         this.nodePaths = List.copyOf(nodePaths);
         this.nodePath = this.nodePaths.get(0);
         this.node = node;

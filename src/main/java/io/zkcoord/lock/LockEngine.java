@@ -191,7 +191,7 @@ final class LockEngine implements QueueLease.Host {
 
     /** A grant nobody will use (interrupted caller, downgrade refused): its node goes in the background. */
     private void unwanted(Grant grant) {
-        queues.deleteInBackground(grant.session(), grant.paths());
+        queues.deleteInBackground(grant);
     }
 
     /**
@@ -201,7 +201,8 @@ final class LockEngine implements QueueLease.Host {
      * @return true if the thread now holds the lock
      */
     private boolean grant(Thread me, Grant grant, long fencingToken, Observer.Wait observed) {
-        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken, observed.granting(fencingToken));
+        Hold hold = new Hold(grant.session(), grant.paths(), grant.node(), fencingToken, grant.removableDirs(),
+                observed.granting(fencingToken));
         hold.lossHook(grant.session().onEnd(() -> lost(hold)));
         // A handle that stopped (expired, not yet reported by the client) grants nothing.
         if (!grant.session().isAlive() || !hold.grant()) {
@@ -279,7 +280,9 @@ final class LockEngine implements QueueLease.Host {
         if (hold.trailingNode != null) {
             nodes.add(hold.trailingNode);
         }
-        Waits.uninterruptibly(queues.release(hold.session, nodes));
+        // A write node kept after a downgrade shares the directory with the read node: nothing to remove.
+        Waits.uninterruptibly(queues.release(hold.session, nodes,
+                hold.trailingNode == null ? hold.removableDirs : List.of()));
     }
 
     /**

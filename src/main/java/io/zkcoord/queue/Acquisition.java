@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -34,8 +35,9 @@ import org.slf4j.LoggerFactory;
  *       <dir>/<kind>-<attemptId>-} ({@code EPHEMERAL_SEQUENTIAL}) and, without waiting for its
  *       reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
- *       acquisition costs one round trip. A missing directory is created (as {@code CONTAINER}
- *       nodes) and the pair sent again. Several directories: one {@code multi} of creates, then
+ *       acquisition costs one round trip. A directory the client does not know to exist is made
+ *       in the create's own transaction ({@link QueueSet#create}); a missing one is made again
+ *       the same way, and missing parents first, and the pair sent again. Several directories: one {@code multi} of creates, then
  *       one {@code multi} of {@code getChildren} (such a read sets no watch, so a rule answering
  *       {@link Turn.WatchQueue} is not supported there).
  *   <li><b>Recover a lost reply.</b> If the connection dropped before the create's reply, the node
@@ -148,6 +150,9 @@ public final class Acquisition {
      * promotions} must tell it. (A node created after that read reads a queue in which ours holds.)
      */
     private boolean successorMayWatch;
+    /** The children of the last read decided on, and the directories a release may remove by it. */
+    private List<List<String>> lastRead;
+    private List<String> removableDirs = List.of();
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -214,6 +219,7 @@ public final class Acquisition {
     }
 
     synchronized void start() {
+        queues.entered();
         awaitSession();
     }
 
@@ -273,6 +279,7 @@ public final class Acquisition {
         createUnsettled = false;
         createInFlight = false;
         queueWatched = false;
+        lastRead = null;
         int s = step;
         Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
@@ -330,23 +337,51 @@ public final class Acquisition {
         ZkSession in = session;
         String attempt = prefix;
         try {
-            queues.create(in, attempt, data, (code, paths, czxid) -> {
-                line.release();
-                created(s, in, attempt, code, paths, czxid);
-            });
+            // The read is pipelined behind the create: answered after it, it sees the node. The
+            // slot is given back once, by the create's reply (or here, if sending failed).
+            AtomicBoolean holding = new AtomicBoolean(true);
+            Runnable giveBack = () -> {
+                if (holding.compareAndSet(true, false)) {
+                    line.release();
+                }
+            };
+            createUnsettled = true;
+            createInFlight = true;
+            try {
+                queues.enqueue(in, attempt, data, (code, paths, czxid) -> {
+                    if (!resentInSlot(s, attempt, code, line)) {
+                        giveBack.run(); // outside this acquisition's lock: the slot may pass to another
+                        created(s, in, attempt, code, paths, czxid);
+                    }
+                }, readReply(s, false));
+            } catch (RuntimeException e) {
+                giveBack.run();
+                createUnsettled = false;
+                createInFlight = false;
+                throw e;
+            }
         } catch (RuntimeException e) {
-            line.release(); // nothing was sent
-            end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
-            return;
-        }
-        createUnsettled = true;
-        createInFlight = true;
-        try {
-            // Pipelined: answered after the create, and sees its node.
-            readChildren(in, null, s, false);
-        } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
+    }
+
+    /**
+     * A transaction that would have made a directory found it made by someone else ({@code
+     * NODEEXISTS}; the set now knows it exists): the plain create is sent at once in the slot the
+     * transaction held, so it keeps its place before this client's creates that waited for the
+     * transaction (a slot given back first would pass to them, and this create would queue behind).
+     *
+     * @return true if sent so (the slot is the new create's), false if the reply is {@link #created}'s
+     */
+    private synchronized boolean resentInSlot(int s, String attempt, Code code, CreateWindow line) {
+        if (code != Code.NODEEXISTS || s != step || state.terminal() || !attempt.equals(prefix)) {
+            return false;
+        }
+        createInFlight = false;
+        createUnsettled = false;
+        state = State.ENQUEUEING;
+        sendCreateNow(++step, line);
+        return true;
     }
 
     /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
@@ -501,13 +536,20 @@ public final class Acquisition {
      * czxid tells whether it is the one validated).
      */
     private void readChildren(ZkSession in, SharedWatches.Subscription watch, int s, boolean armsQueueWatch) {
+        QueueSet.ReadReply reply = readReply(s, armsQueueWatch);
         queues.read(in, watch == null ? null : watch.watcher(), queue.guard() != null, (code, children, dirCzxid) -> {
             if (watch != null) {
                 watch.answered(code);
             }
+            reply.read(code, children, dirCzxid);
+        });
+    }
+
+    private QueueSet.ReadReply readReply(int s, boolean armsQueueWatch) {
+        return (code, children, dirCzxid) -> {
             queueWatchArmed(s, armsQueueWatch, code);
             read(s, code, children, dirCzxid);
-        });
+        };
     }
 
     private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, Code code) {
@@ -523,7 +565,9 @@ public final class Acquisition {
         switch (code) {
             case OK:
                 QueueDirectory.DirectoryGuard guard = queue.guard();
-                if (guard != null && dirCzxid != guard.validatedCzxid()) {
+                // A directory whose czxid is our node's was made in our create's transaction, with
+                // this recipe's own settings: nothing to validate.
+                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != czxid) {
                     validateThenDecide(guard, children);
                 } else {
                     decide(children);
@@ -580,7 +624,9 @@ public final class Acquisition {
         children.forEach(c -> queuesNow.add(QueueNode.queue(c)));
         EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
         Turn turn = answer.turn();
+        lastRead = children;
         if (turn instanceof Turn.Held) {
+            removableDirs = queues.removable(children, ownPaths, null);
             // A node behind ours may have read the queue while ours still waited, and watch it:
             // tell it (if the rule asks) unless ours is the last node of this very read.
             List<QueueNode> firstQueue = queuesNow.get(0);
@@ -668,6 +714,7 @@ public final class Acquisition {
         watching = null; // a watch fires once, and told us it left
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
             successorMayWatch = true; // not read: assume one (only rules that announce care)
+            removableDirs = lastRead == null ? List.of() : queues.removable(lastRead, ownPaths, event.getPath());
             grant();
         } else {
             readQueue();
@@ -723,12 +770,13 @@ public final class Acquisition {
         }
         state = State.GRANTED;
         ++step;
+        queues.left();
         cancelSessionHook.run();
         dropWatch(); // a watch of the queue that the granting read armed
         if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPaths.get(0), data);
         }
-        result.complete(new Grant(session, ownPaths, owns.get(0), czxid));
+        result.complete(new Grant(session, ownPaths, owns.get(0), czxid, removableDirs));
     }
 
     /** Session-end hook: the node went with the session; queue again in the next. */
@@ -755,6 +803,7 @@ public final class Acquisition {
         }
         state = terminal;
         ++step;
+        queues.left();
         cancelSessionHook.run();
         cancelSessionWait.run();
         cancelSessionWait = () -> { };
@@ -763,7 +812,7 @@ public final class Acquisition {
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
             if (ownPaths != null) {
-                cleaning = queues.deleteInBackground(session, ownPaths);
+                cleaning = queues.leave(session, ownPaths, lastRead);
             } else if (createUnsettled && !createInFlight) {
                 // Not waiting for a create's reply (that reply deletes its node): a create whose
                 // reply was lost may have made a node; find it by its attempt id.

@@ -173,6 +173,6 @@ public final class Leases {
 
     /** A grant nobody will use (interrupted caller): its node goes in the background. */
     private void unwanted(Grant grant) {
-        host.queue().deleteInBackground(grant.session(), grant.paths());
+        host.queue().deleteInBackground(grant);
     }
 }

@@ -102,6 +102,11 @@ public final class QueueDirectory {
         return guard;
     }
 
+    /** @return the data the directory node is created with */
+    byte[] data() {
+        return dirData.clone();
+    }
+
     /** @return the directory */
     public String path() {
         return dir;
@@ -308,15 +313,45 @@ public final class QueueDirectory {
         return createContainer(session, dir);
     }
 
+    /**
+     * Creates the directory's missing parents as {@code CONTAINER} nodes, under the retry policy,
+     * leaving the directory itself to the create of its first node. A directory at the top
+     * ({@code /x}) is created itself: its parent is the root, which exists unless the chroot is
+     * missing, and that is reported as {@link #createDirectory} reports it.
+     */
+    CompletableFuture<Void> createParent(ZkSession session) {
+        String parent = QueuePaths.parentOf(dir);
+        return parent.equals("/") ? createDirectory(session) : createContainer(session, parent);
+    }
+
     private CompletableFuture<Void> createContainer(ZkSession session, String path) {
         return underPolicy(session, path, () -> {
             CompletableFuture<Void> done = new CompletableFuture<>();
             try {
-                session.zooKeeper().create(path, path.equals(dir) ? dirData : new byte[0], services.aclFor(path),
-                        CreateMode.CONTAINER,
+                if (path.equals(dir)) {
+                    // The directory itself, with the library's mark (see KnownDirectories): made
+                    // and its data set again in one transaction.
+                    session.zooKeeper().multi(List.of(
+                            org.apache.zookeeper.Op.create(path, dirData, services.aclFor(path), CreateMode.CONTAINER),
+                            org.apache.zookeeper.Op.setData(path, dirData, 0)), (rc, p, ctx, results) -> {
+                                Code code = Code.get(rc);
+                                if (code == Code.OK) {
+                                    services.knownDirectories().sawMade(path, 0);
+                                    done.complete(null);
+                                } else if (code == Code.NODEEXISTS) {
+                                    services.knownDirectories().sawExisting(path);
+                                    done.complete(null);
+                                } else {
+                                    done.completeExceptionally(KeeperException.create(code, path));
+                                }
+                            }, null);
+                    return done;
+                }
+                session.zooKeeper().create(path, new byte[0], services.aclFor(path), CreateMode.CONTAINER,
                         (rc, p, ctx, name) -> {
                             Code code = Code.get(rc);
                             if (code == Code.OK || code == Code.NODEEXISTS) {
+                                services.knownDirectories().sawExisting(path);
                                 done.complete(null);
                             } else {
                                 done.completeExceptionally(KeeperException.create(code, path));

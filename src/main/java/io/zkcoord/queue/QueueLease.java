@@ -139,7 +139,7 @@ public final class QueueLease implements ZkLease {
         }
         observed.released();
         cancelLossHook.run();
-        return engine.queue().release(grant.session(), grant.paths());
+        return engine.queue().release(grant);
     }
 
     @Override

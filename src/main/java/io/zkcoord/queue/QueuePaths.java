@@ -40,4 +40,10 @@ public final class QueuePaths {
         }
         return path;
     }
+
+    /** @return the parent of a valid path: {@code /a} for {@code /a/b}, {@code /} for {@code /a} */
+    static String parentOf(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash == 0 ? "/" : path.substring(0, slash);
+    }
 }

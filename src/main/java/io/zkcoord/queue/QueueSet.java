@@ -2,10 +2,12 @@ package io.zkcoord.queue;
 
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
+import io.zkcoord.internal.KnownDirectories;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -23,11 +25,14 @@ import org.slf4j.LoggerFactory;
  * the number of directories: one directory gets the plain calls ({@code create}, {@code
  * getChildren}, {@code delete}); several get one {@code multi} each time, so a node is made in
  * every directory in one transaction (one zxid: every node has the same {@code czxid}), every
- * queue is read in one round trip, and every node is deleted at once. (Rarer work is not: missing
- * directories are created one by one, and the search after a lost create reply is a {@code sync}
- * followed by the read.)
+ * queue is read in one round trip, and every node is deleted at once. A directory the client
+ * does not know to exist is made in the create's own transaction (a fresh key: one {@code multi}),
+ * and a release whose last view showed no other node removes the directory in its delete's
+ * ({@link DirectoryRemoval}); docs/herd-effect.md, section 14. (Rarer work is not one request:
+ * missing parents are created one by one, and the search after a lost create reply is a {@code
+ * sync} followed by the read.)
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe: immutable apart from the count of its running acquisitions.
  */
 public final class QueueSet {
 
@@ -35,6 +40,14 @@ public final class QueueSet {
 
     private final List<QueueDirectory> dirs;
     private final QueueDirectory first;
+    /**
+     * Acquisitions of this set (one lock object) running now. Their nodes are, or soon will be,
+     * in the directories, so a release meanwhile does not try to remove them: many threads on one
+     * lock object would otherwise pay a failing transaction at every handoff.
+     */
+    private final AtomicInteger waiting = new AtomicInteger();
+    /** The directories' removal with the last nodes. */
+    private final DirectoryRemoval removal = new DirectoryRemoval(this);
 
     private QueueSet(List<QueueDirectory> dirs) {
         this.dirs = List.copyOf(dirs);
@@ -123,78 +136,247 @@ public final class QueueSet {
         void read(Code code, List<List<String>> children, long dirCzxid);
     }
 
-    /** Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one transaction. */
+    /**
+     * Sends the creates of one attempt ({@link #create}) and, pipelined behind them, the read of
+     * every queue ({@link #read}, no watch): the server answers the read after the creates, so it
+     * sees the new nodes, and an uncontended acquisition costs one round trip. If this client is
+     * making one of the directories now (another acquisition's transaction is on its way), both
+     * are sent once that transaction is answered, in the order asked for.
+     */
+    void enqueue(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+        KnownDirectories known = services().knownDirectories();
+        for (QueueDirectory d : dirs) {
+            if (known.waitForMaking(d.path(), prefix, () -> enqueueLater(in, prefix, data, created, read))) {
+                return;
+            }
+        }
+        create(in, prefix, data, created);
+        read(in, null, true, read);
+    }
+
+    /** {@link #enqueue} from a reply's callback: a request the client refuses fails the attempt. */
+    private void enqueueLater(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+        try {
+            enqueue(in, prefix, data, created, read);
+        } catch (RuntimeException e) {
+            log.warn("cannot queue in {}: {}", this, e.toString());
+            created.created(Code.SYSTEMERROR, null, 0);
+        }
+    }
+
+    /**
+     * Sends the creates of one attempt: {@code <dir>/<prefix>} in every directory, in one
+     * transaction. A directory this client does not know to exist is made in the same transaction
+     * (a {@code CONTAINER} create before the node's): a fresh key costs one request. The reply's
+     * code tells what to do next: {@code NODEEXISTS}, a directory was there after all (now known:
+     * send again); {@code NONODE}, a directory or a parent is missing (now known: {@link
+     * #createDirectories}, then send again).
+     */
     void create(ZkSession in, String prefix, byte[] data, CreateReply reply) {
-        if (dirs.size() == 1) {
-            String node = first.path() + "/" + prefix;
+        KnownDirectories known = services().knownDirectories();
+        List<QueueDirectory> missing = new ArrayList<>(1);
+        for (QueueDirectory d : dirs) {
+            if (!known.likelyExists(d.path())) {
+                missing.add(d);
+            }
+        }
+        if (dirs.size() == 1 && missing.isEmpty()) {
+            String dir = first.path();
+            String node = dir + "/" + prefix;
             in.zooKeeper().create(node, data, services().aclFor(node), CreateMode.EPHEMERAL_SEQUENTIAL,
-                    (rc, path, ctx, name, stat) -> reply.created(Code.get(rc),
-                            name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid()), null);
+                    (rc, path, ctx, name, stat) -> {
+                        Code code = Code.get(rc);
+                        if (code == Code.OK) {
+                            known.sawExisting(QueuePaths.parentOf(dir));
+                            known.sawExisting(dir);
+                        } else if (code == Code.NONODE) {
+                            known.sawShared(dir); // someone removed it: another client uses it too
+                            known.sawGone(dir); // the next create makes it
+                        }
+                        reply.created(code, name == null ? null : List.of(name), stat == null ? 0 : stat.getCzxid());
+                    }, null);
             return;
         }
         // Created with options so that each result carries the node's stat (the "create2" request).
-        List<Op> ops = new ArrayList<>(dirs.size());
+        List<Op> ops = new ArrayList<>(2 * missing.size() + dirs.size());
+        for (QueueDirectory d : missing) {
+            // Made and its data set again in one transaction: the library's mark (see
+            // KnownDirectories), by which any client knows it may remove the directory.
+            ops.add(Op.create(d.path(), d.data(), services().aclFor(d.path()), CreateMode.CONTAINER));
+            ops.add(Op.setData(d.path(), d.data(), 0));
+        }
         for (QueueDirectory d : dirs) {
             String node = d.path() + "/" + prefix;
             CreateOptions options = CreateOptions.newBuilder(services().aclFor(node), CreateMode.EPHEMERAL_SEQUENTIAL)
                     .build();
             ops.add(Op.create(node, data, options));
         }
-        in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
-            Code code = Code.get(rc);
-            if (code != Code.OK) {
-                reply.created(code, null, 0);
-                return;
-            }
-            List<String> paths = new ArrayList<>(dirs.size());
-            long czxid = 0;
-            for (int i = 0; i < dirs.size(); i++) {
-                OpResult.CreateResult r = (OpResult.CreateResult) results.get(i);
-                // The node's name, put back under the directory as this client names it (a chroot
-                // is not part of it).
-                String made = r.getPath();
-                paths.add(dirs.get(i).path() + made.substring(made.lastIndexOf('/')));
-                if (r.getStat() != null) {
-                    czxid = r.getStat().getCzxid();
+        int skip = 2 * missing.size();
+        missing.forEach(d -> known.makingStarted(d.path(), prefix));
+        try {
+            in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
+                try {
+                    made(rc, results, missing, skip, reply);
+                } finally {
+                    missing.forEach(d -> known.makingAnswered(d.path()));
                 }
+            }, null);
+        } catch (RuntimeException e) {
+            missing.forEach(d -> known.makingAnswered(d.path()));
+            throw e;
+        }
+    }
+
+    /** The reply to a create transaction that makes directories ({@code missing}) too. */
+    private void made(int rc, List<OpResult> results, List<QueueDirectory> missing, int skip, CreateReply reply) {
+        KnownDirectories known = services().knownDirectories();
+        Code code = Code.get(rc);
+        if (code != Code.OK) {
+            reply.created(learnFromFailedCreate(code, results, missing), null, 0);
+            return;
+        }
+        List<String> paths = new ArrayList<>(dirs.size());
+        long czxid = 0;
+        for (int i = 0; i < dirs.size(); i++) {
+            OpResult.CreateResult r = (OpResult.CreateResult) results.get(skip + i);
+            // The node's name, put back under the directory as this client names it (a chroot
+            // is not part of it).
+            String made = r.getPath();
+            paths.add(dirs.get(i).path() + made.substring(made.lastIndexOf('/')));
+        }
+        // One transaction, one zxid: every create in it has the same czxid. Take it from any
+        // result that carries a stat: a chrooted client's asynchronous multi (ZooKeeper 3.9.4)
+        // hands back the nodes' results without one.
+        for (OpResult r : results) {
+            if (r instanceof OpResult.CreateResult c && c.getStat() != null) {
+                czxid = c.getStat().getCzxid();
+                break;
             }
-            reply.created(Code.OK, paths, czxid);
-        }, null);
+            if (r instanceof OpResult.SetDataResult d && d.getStat() != null) {
+                czxid = d.getStat().getCzxid(); // the mark of a directory made in this transaction
+                break;
+            }
+        }
+        for (QueueDirectory d : dirs) {
+            known.sawExisting(QueuePaths.parentOf(d.path()));
+        }
+        for (QueueDirectory d : missing) {
+            known.sawMade(d.path(), czxid); // one transaction: the directory's czxid is the nodes'
+        }
+        for (QueueDirectory d : dirs) {
+            known.sawExisting(d.path());
+        }
+        reply.created(Code.OK, paths, czxid);
     }
 
     /**
-     * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat
-     * when {@code withStat}) for one directory; one {@code multi} of reads for several, which can
-     * set no watch.
+     * A failed create transaction names the operation that failed: remembers what it showed.
+     *
+     * @return the code the acquisition acts on
+     */
+    private Code learnFromFailedCreate(Code code, List<OpResult> results, List<QueueDirectory> missing) {
+        KnownDirectories known = services().knownDirectories();
+        int failed = -1;
+        for (int i = 0; results != null && i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult err && err.getErr() != Code.OK.intValue()
+                    && err.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+                failed = i;
+                break;
+            }
+        }
+        if (failed < 0) {
+            return code;
+        }
+        if (failed < 2 * missing.size()) {
+            String dir = missing.get(failed / 2).path();
+            if (code == Code.NODEEXISTS) {
+                known.sawExisting(QueuePaths.parentOf(dir));
+                known.sawShared(dir);
+                known.sawExisting(dir); // made by someone else: the plain create will do
+            } else if (code == Code.NONODE) {
+                known.sawGone(QueuePaths.parentOf(dir)); // its parent is missing: made first, apart
+            }
+        } else if (code == Code.NONODE) {
+            known.sawGone(dirs.get(failed - 2 * missing.size()).path());
+        }
+        return code;
+    }
+
+    /**
+     * Reads every queue: {@code getChildren} (with {@code watcher}, and with the directory's stat)
+     * for one directory; one {@code multi} of reads for several (with each directory's data, for
+     * its stat), which can set no watch. What the stats show (the directory exists, and whether
+     * it carries the library's mark; or it is gone) is remembered for the create and the release.
+     *
+     * @param withStat unused: every read of one directory carries its stat
      */
     void read(ZkSession in, Watcher watcher, boolean withStat, ReadReply reply) {
+        KnownDirectories known = services().knownDirectories();
         if (dirs.size() == 1) {
             String dir = first.path();
-            if (!withStat) {
-                in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.ChildrenCallback) (rc, path, ctx, children) ->
-                        reply.read(Code.get(rc), children == null ? null : List.of(children), 0), null);
-            } else {
-                in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) ->
-                        reply.read(Code.get(rc), children == null ? null : List.of(children),
-                                stat == null ? 0 : stat.getCzxid()), null);
-            }
+            in.zooKeeper().getChildren(dir, watcher, (AsyncCallback.Children2Callback) (rc, path, ctx, children, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK && stat != null) {
+                    known.saw(dir, stat.getCzxid(),
+                            KnownDirectories.isLibraryMark(stat.getVersion(), stat.getCzxid(), stat.getMzxid()));
+                } else if (code == Code.NONODE) {
+                    known.sawGone(dir);
+                }
+                reply.read(code, children == null ? null : List.of(children), stat == null ? 0 : stat.getCzxid());
+            }, null);
             return;
         }
         if (watcher != null) {
             throw new IllegalStateException("a multi read sets no watch: a rule over several queues names one node");
         }
-        List<Op> ops = new ArrayList<>(dirs.size());
+        // Each directory's own data too, for its stat: whether it carries the library's mark.
+        List<Op> ops = new ArrayList<>(2 * dirs.size());
         dirs.forEach(d -> ops.add(Op.getChildren(d.path())));
+        dirs.forEach(d -> ops.add(Op.getData(d.path())));
         in.zooKeeper().multi(ops, (rc, path, ctx, results) -> {
             Code code = Code.get(rc);
             // A multi of reads reports its first per-operation error (a directory gone: NONODE) as
             // its code, yet answers every read.
-            if (results == null || results.size() != dirs.size() || (code != Code.OK && code != Code.NONODE)) {
+            if (results == null || results.size() != ops.size() || (code != Code.OK && code != Code.NONODE)) {
                 reply.read(code == Code.OK ? Code.SYSTEMERROR : code, null, 0);
                 return;
             }
-            reply.read(Code.OK, childrenOf(results), 0);
+            for (int i = 0; i < dirs.size(); i++) {
+                if (results.get(dirs.size() + i) instanceof OpResult.GetDataResult r && r.getStat() != null) {
+                    org.apache.zookeeper.data.Stat st = r.getStat();
+                    known.saw(dirs.get(i).path(), st.getCzxid(),
+                            KnownDirectories.isLibraryMark(st.getVersion(), st.getCzxid(), st.getMzxid()));
+                } else {
+                    known.sawGone(dirs.get(i).path());
+                }
+            }
+            reply.read(Code.OK, childrenOf(results.subList(0, dirs.size())), 0);
         }, null);
+    }
+
+    /** @see DirectoryRemoval#removable */
+    List<String> removable(List<List<String>> lastRead, List<String> own, String gonePath) {
+        return removal.removable(lastRead, own, gonePath);
+    }
+
+    /** @see DirectoryRemoval#leave */
+    CompletableFuture<Void> leave(ZkSession session, List<String> paths, List<List<String>> lastRead) {
+        return removal.leave(session, paths, lastRead);
+    }
+
+    /** @return true while an acquisition of this set runs (see {@link #entered()}) */
+    boolean busy() {
+        return waiting.get() > 0;
+    }
+
+    /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
+    void entered() {
+        waiting.incrementAndGet();
+    }
+
+    /** An acquisition of this set ended (held, or not). */
+    void left() {
+        waiting.decrementAndGet();
     }
 
     private static List<List<String>> childrenOf(List<OpResult> results) {
@@ -219,11 +401,25 @@ public final class QueueSet {
         return Requests.multi(in, ops).thenApply(QueueSet::childrenOf);
     }
 
-    /** Creates every directory that is missing, one after the other. */
+    /**
+     * After a create answered {@code NONODE}: makes what the next create cannot make itself. A
+     * directory known gone whose parent is known to exist is left to the next create's
+     * transaction (no request here); otherwise its missing parents are made here, one after the
+     * other ({@code CONTAINER} nodes), and the directory is still left to the next create (so a
+     * directory is made in the transaction of its first node whenever it can be: see {@link
+     * KnownDirectories} for why that matters).
+     */
     CompletableFuture<Void> createDirectories(ZkSession in) {
+        KnownDirectories known = services().knownDirectories();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
         for (QueueDirectory d : dirs) {
-            chain = chain.thenCompose(v -> d.createDirectory(in));
+            String parent = QueuePaths.parentOf(d.path());
+            // The root is never taken as known: a missing root means a missing chroot, which the
+            // create below reports.
+            if (known.exists(d.path()) || (!parent.equals("/") && known.exists(parent))) {
+                continue;
+            }
+            chain = chain.thenCompose(v -> d.createParent(in));
         }
         return chain;
     }
@@ -251,6 +447,31 @@ public final class QueueSet {
         });
     }
 
+    /**
+     * Releases a grant: deletes its nodes as {@link #release(ZkSession, List)} does; when the
+     * grant names directories its release may remove ({@link Grant#removableDirs()}) and no other
+     * acquisition of this set runs, first tries one {@code multi} deleting the nodes and those
+     * directories. That transaction is all or nothing: if anyone queued meanwhile it fails whole
+     * (NOTEMPTY) and the nodes are deleted alone, so removing a directory never takes a node with
+     * it. Only the directories themselves are removed, never a parent.
+     */
+    public CompletableFuture<Void> release(Grant grant) {
+        return release(grant.session(), grant.paths(), grant.removableDirs());
+    }
+
+    /** As {@link #release(Grant)}, for nodes {@code paths} whose grant named {@code removableDirs}. */
+    public CompletableFuture<Void> release(ZkSession session, List<String> paths, List<String> removableDirs) {
+        return removal.release(session, paths, removableDirs);
+    }
+
+    /**
+     * As {@link #deleteInBackground(ZkSession, List)} for a grant nobody uses (or an election
+     * node): tries the removal of its directories first, as {@link #release(Grant)} does.
+     */
+    public CompletableFuture<Void> deleteInBackground(Grant grant) {
+        return removal.deleteInBackground(grant);
+    }
+
     /** Deletes {@code paths} in {@code session} in the background, retrying until done or the session ends. */
     public CompletableFuture<Void> deleteInBackground(ZkSession session, List<String> paths) {
         if (paths.size() == 1) {
@@ -265,7 +486,10 @@ public final class QueueSet {
      * One {@code multi} deleting every node; if one is gone already (the multi then applies
      * nothing), each of the others is deleted on its own.
      */
-    private static CompletableFuture<Void> deleteAll(ZkSession session, List<String> paths) {
+    static CompletableFuture<Void> deleteAll(ZkSession session, List<String> paths) {
+        if (paths.size() == 1) {
+            return Requests.delete(session, paths.get(0));
+        }
         List<Op> ops = new ArrayList<>(paths.size());
         paths.forEach(p -> ops.add(Op.delete(p, -1)));
         CompletableFuture<Void> done = new CompletableFuture<>();

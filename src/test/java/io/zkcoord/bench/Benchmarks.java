@@ -31,8 +31,10 @@ import org.apache.curator.test.TestingServer;
  *       until the shards are balanced again, at 10 to 1,000 shards over 3 and 10 members.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards} (all but {@code pending} by
- * default).
+ * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount}
+ * (all but {@code pending} by default). {@code entity}: a lock per entity (a new key every cycle)
+ * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
+ * and after.
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
  * zookeeper.forceSync=no} (writes are not fsynced), to see the protocol without the disk;
@@ -45,10 +47,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards");
+            "semaphore", "multi", "shards", "entity", "dircount");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi", "shards");
+            "semaphore", "multi", "shards", "entity", "dircount");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -123,6 +125,15 @@ public final class Benchmarks {
             if (sections.contains("shards")) {
                 new ShardBench(connect, counters, out, progress).run();
             }
+            EntityBench entity = new EntityBench(connect, counters, out, progress);
+            if (sections.contains("entity")) {
+                progress.println("E. a lock per entity ...");
+                entity.perEntity();
+            }
+            if (sections.contains("dircount")) {
+                progress.println("D. directory count ...");
+                entity.directoryCount();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -144,6 +155,16 @@ public final class Benchmarks {
             }
             if (sections.contains("semaphore")) {
                 semaphore.printTargets(out);
+            }
+            if (sections.contains("entity")) {
+                out.printf("   per entity: ZkMutex/floor cycles/s %.3f (target >= 0.9), %.2f requests per cycle (target <= 3.2),"
+                        + " %d directories left (target 0): %s%n", entity.throughputRatio, entity.requestsPerCycle,
+                        entity.directoriesLeft, entity.throughputRatio >= 0.9 && entity.requestsPerCycle <= 3.2
+                                && entity.directoriesLeft == 0 ? "met" : "NOT MET");
+            }
+            if (sections.contains("dircount")) {
+                out.printf("   directory count: grew by at most %d znodes during and after (target: a few): %s%n",
+                        entity.znodeGrowth, entity.znodeGrowth <= 10 ? "met" : "NOT MET");
             }
             if (sections.contains("multi")) {
                 out.printf("   multi-lock: %.2f requests per uncontended cycle, 2 and 4 paths (target 3): %s%n",

@@ -197,8 +197,8 @@ final class ThroughputBench {
                 out.printf("   ZkMutex / sequential floor: cycles/s %.3f, acquire p50 %.3f%n",
                         lib.perSecond() / sequential.perSecond(), lib.acquireP50() / sequential.acquireP50());
                 out.printf("   load average after the section: %s%n", Benchmarks.loadAverage());
-                out.printf("   leftover nodes: %d (ZkMutex), %d (floors)%n", raw.getChildren("/bench/uncontended", false).size(),
-                        raw.getChildren(rawDir, false).size());
+                out.printf("   leftover nodes: %d (ZkMutex), %d (floors)%n", SessionPool.children(raw, "/bench/uncontended").size(),
+                        SessionPool.children(raw, rawDir).size());
             } finally {
                 raw.close();
             }

@@ -185,6 +185,14 @@ class InspectorTest {
     void multiLockNodes() throws Exception {
         String dir = "/inspect/multi";
         ZkClient c = client();
+        // A directory made by hand: no release removes it, so nodes can be made in it by hand too.
+        for (String p : List.of("/inspect", dir)) {
+            try {
+                c.zooKeeper().create(p, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } catch (KeeperException.NodeExistsException e) {
+                // made by an earlier test
+            }
+        }
         ZkMutex mutex = new ZkMutex(c, dir);
         try (ZkLease holder = mutex.acquire()) {
             String waitingMulti = createMulti(c, dir, "exporter 2");

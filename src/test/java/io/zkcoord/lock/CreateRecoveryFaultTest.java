@@ -81,12 +81,19 @@ class CreateRecoveryFaultTest {
     /**
      * After a create whose reply was lost, the client adopts the node the server made (exactly one node of
      * its session, and it holds the lock); after unlock the directory is empty and a rival acquires at once.
+     * Run 1: a directory the client knows (the lost request is the plain create). Run 2: a fresh key (the
+     * lost request is the one transaction that makes the directory and the node).
      */
     @ParameterizedTest(name = "{0} run {1}")
     @MethodSource("kindsTwice")
     void adoptsTheNodeOfALostCreate(Kind kind, int run) throws Exception {
         String dir = "/faults/create-" + kind + "-" + System.nanoTime();
-        FaultFixtures.createPath(server.observer(), dir); // so the next create is the lock node's own
+        boolean freshKey = run == 2;
+        if (!freshKey) {
+            FaultFixtures.createPath(server.observer(), dir);
+        } else {
+            FaultFixtures.createPath(server.observer(), "/faults");
+        }
         InvariantChecker checker = new InvariantChecker("S4 lost create reply, " + kind);
         try (ZkProxy proxy = ZkProxy.to(server.connectString());
              ZkClient a = FaultFixtures.client(proxy.connectString(), SESSION);
@@ -95,6 +102,9 @@ class CreateRecoveryFaultTest {
             FaultFixtures.StateLog states = FaultFixtures.StateLog.of(a);
             long session = a.sessionId();
             ZkLock lock = checker.tracked(kind.of(a, dir));
+            if (!freshKey) {
+                knowTheDirectory(kind.of(a, dir)); // so the next create is the lock node's own
+            }
             CompletableFuture<Void> cut = proxy.cutAfterNextCreate();
 
             InvariantChecker.Entry entry = holder.call(() -> {
@@ -150,6 +160,7 @@ class CreateRecoveryFaultTest {
              LockThread holder = new LockThread("s4-broken-holder")) {
             long session = a.sessionId();
             ZkLock lock = kind.of(a, dir);
+            knowTheDirectory(kind.of(a, dir)); // so the next create is the lock node's own
             CompletableFuture<Void> cut = proxy.cutAfterNextCreate();
 
             if (kind == Kind.READ) {
@@ -186,5 +197,14 @@ class CreateRecoveryFaultTest {
 
     private static InvariantChecker.Mode mode(Kind kind) {
         return kind == Kind.READ ? InvariantChecker.Mode.SHARED : InvariantChecker.Mode.EXCLUSIVE;
+    }
+
+    /**
+     * Takes and releases {@code lock} once, so that its client knows the (user-made, persistent)
+     * directory exists and queues there with a plain create, not the transaction that would make it.
+     */
+    private static void knowTheDirectory(ZkLock lock) throws InterruptedException {
+        assertTrue(lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS));
+        lock.unlock();
     }
 }

@@ -35,7 +35,7 @@ class SmokeTest {
             }
             for (Future<?> x : fs) x.get(60, TimeUnit.SECONDS);
             assertEquals(0, violations.get());
-            assertEquals(0, a.zooKeeper().getChildren("/locks/x", false).size());
+            assertEquals(0, LockQueue.children(a, "/locks/x").size());
             ZkReadWriteLock rw = new ZkReadWriteLock(a, "/locks/rw");
             rw.writeLock().lock();
             rw.readLock().lock();

@@ -30,7 +30,7 @@ class NemesisTest {
 
     /** Every recipe the toolkit has. */
     static final List<String> WORKLOADS = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi",
-            "shards");
+            "shards", "entity");
 
     @Test
     @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.MINUTES)

@@ -15,7 +15,7 @@ abstract class Workload implements Runnable {
 
     /** Every workload name a client process understands, and what it runs. */
     static final List<String> NAMES = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi",
-            "shards", "unlocked", "unfenced");
+            "shards", "entity", "unlocked", "unfenced");
 
     /** Permits of the semaphore workload. */
     static final int PERMITS = 2;
@@ -57,6 +57,7 @@ abstract class Workload implements Runnable {
             case "mutex", "rwlock", "semaphore", "guarded", "unlocked", "unfenced" -> new LockWorkload(name, settings);
             case "multi" -> new MultiLockWorkload(name, settings);
             case "shards" -> new ShardWorkload(name, settings);
+            case "entity" -> new EntityWorkload(name, settings);
             default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + NAMES);
         };
     }

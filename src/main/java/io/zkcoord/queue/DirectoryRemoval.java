@@ -1,0 +1,189 @@
+package io.zkcoord.queue;
+
+import io.zkcoord.SessionLostException;
+import io.zkcoord.ZkSession;
+import io.zkcoord.internal.KnownDirectories;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removing a {@link QueueSet}'s directories with their last nodes, so that a lock per entity leaves
+ * nothing behind: which directories a grant may remove (what its last read showed, and what the
+ * client knows of them: {@link KnownDirectories}), the release's one {@code multi} deleting the
+ * nodes and those directories (refused whole, {@code NOTEMPTY}, if anyone queued since: the nodes
+ * are then deleted alone), and the one {@code delete} of a directory by an acquisition that gives
+ * up last. docs/herd-effect.md, section 14, shows why no interleaving loses a node.
+ *
+ * <p>Thread-safe: stateless apart from its set.
+ */
+final class DirectoryRemoval {
+
+    private static final Logger log = LoggerFactory.getLogger(DirectoryRemoval.class);
+
+    private final QueueSet set;
+
+    DirectoryRemoval(QueueSet set) {
+        this.set = set;
+    }
+
+    /**
+     * Which directories a release of a grant decided on {@code lastRead} may remove with its
+     * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
+     * deleted since, or null), known to be made by the library and not a hot key of this client
+     * ({@link KnownDirectories#removable}). A hint: the release's
+     * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
+     * alone.
+     */
+    List<String> removable(List<List<String>> lastRead, List<String> own, String gonePath) {
+        KnownDirectories known = set.services().knownDirectories();
+        List<String> removable = new ArrayList<>(1);
+        for (int i = 0; i < set.size() && i < lastRead.size(); i++) {
+            String dir = set.get(i).path();
+            boolean alone = true;
+            for (String name : lastRead.get(i)) {
+                String p = dir + "/" + name;
+                if (!p.equals(own.get(i)) && !p.equals(gonePath)) {
+                    alone = false;
+                    break;
+                }
+            }
+            if (alone && known.removable(dir)) {
+                removable.add(dir);
+            }
+        }
+        return removable;
+    }
+
+    /**
+     * Deletes the nodes of an acquisition that ends without a grant (abandoned, timed out, one
+     * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
+     * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
+     * is known to be made by the library, and where no other acquisition of this set runs, sends
+     * one {@code delete} of the directory: it succeeds only if the directory is empty by then
+     * (the nodes ahead of ours have left too), and fails harmlessly otherwise. So a waiter that
+     * gives up last takes the directory along, at the cost of that one request.
+     *
+     * @return completes once the nodes are deleted (or it stopped trying), as the plain deletion
+     */
+    CompletableFuture<Void> leave(ZkSession session, List<String> paths, List<List<String>> lastRead) {
+        CompletableFuture<Void> deleted = set.deleteInBackground(session, paths);
+        if (lastRead == null || set.busy()) {
+            return deleted;
+        }
+        KnownDirectories known = set.services().knownDirectories();
+        List<String> tryDirs = new ArrayList<>(1);
+        for (int i = 0; i < set.size() && i < lastRead.size() && i < paths.size(); i++) {
+            String dir = set.get(i).path();
+            String own = paths.get(i).substring(paths.get(i).lastIndexOf('/') + 1);
+            java.util.Optional<QueueNode> ours = QueueNode.parse(own);
+            boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
+                    .anyMatch(n -> n.sequence() > ours.get().sequence());
+            if (!behind && known.removable(dir)) {
+                tryDirs.add(dir);
+            }
+        }
+        if (!tryDirs.isEmpty()) {
+            deleted.thenRun(() -> tryDirs.forEach(dir -> removeIfEmpty(session, dir)));
+        }
+        return deleted;
+    }
+
+    /** One {@code delete} of {@code dir}, any version: done if empty, refused (NOTEMPTY) otherwise; nobody waits. */
+    private void removeIfEmpty(ZkSession session, String dir) {
+        if (!session.isAlive()) {
+            return;
+        }
+        try {
+            session.zooKeeper().delete(dir, -1, (rc, p, ctx) -> {
+                if (Code.get(rc) == Code.OK) {
+                    set.services().knownDirectories().removed(dir);
+                } else if (Code.get(rc) == Code.NONODE) {
+                    set.services().knownDirectories().sawGone(dir);
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            log.debug("not removing {}: {}", dir, e.toString());
+        }
+    }
+
+    /** One {@code multi}: every node, then every directory in {@code dirs}; on success the directories are known gone. */
+    private CompletableFuture<Void> deleteWithDirs(ZkSession session, List<String> paths, List<String> dirsToRemove) {
+        List<Op> ops = new ArrayList<>(paths.size() + dirsToRemove.size());
+        paths.forEach(p -> ops.add(Op.delete(p, -1)));
+        dirsToRemove.forEach(d -> ops.add(Op.delete(d, -1)));
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            session.zooKeeper().multi(ops, (rc, p, ctx, results) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    dirsToRemove.forEach(set.services().knownDirectories()::removed);
+                    done.complete(null);
+                } else {
+                    if (code == Code.NOTEMPTY) {
+                        dirsToRemove.forEach(set.services().knownDirectories()::sawShared); // someone queued
+                    }
+                    done.completeExceptionally(KeeperException.create(code, paths.get(0)));
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                ? c.getCause() : failure;
+    }
+
+    /**
+     * Releases nodes {@code paths} whose grant named {@code removableDirs}: see {@link
+     * QueueSet#release(Grant)}.
+     */
+    CompletableFuture<Void> release(ZkSession session, List<String> paths, List<String> removableDirs) {
+        if (removableDirs.isEmpty() || set.busy()) {
+            return set.release(session, paths);
+        }
+        return set.first().underPolicy(session, paths.get(0), () -> deleteWithDirs(session, paths, removableDirs))
+                .handle((v, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    Code code = Requests.codeOf(failure);
+                    if (code != null && code != Code.SESSIONEXPIRED && !Requests.passing(code)) {
+                        return set.release(session, paths); // NOTEMPTY: someone queued; the nodes alone
+                    }
+                    if (!session.isAlive() || code == Code.SESSIONEXPIRED
+                            || unwrap(failure) instanceof SessionLostException) {
+                        return CompletableFuture.<Void>completedFuture(null); // went with the session
+                    }
+                    set.deleteInBackground(session, paths); // the policy gave up: the nodes go later
+                    return CompletableFuture.<Void>failedFuture(unwrap(failure));
+                }).thenCompose(f -> f);
+    }
+
+    /**
+     * As {@link #deleteInBackground(ZkSession, List)} for a grant nobody uses (or an election
+     * node): tries the removal of its directories first, as {@link #release(Grant)} does.
+     */
+    CompletableFuture<Void> deleteInBackground(Grant grant) {
+        if (grant.removableDirs().isEmpty() || set.busy()) {
+            return set.deleteInBackground(grant.session(), grant.paths());
+        }
+        ZkSession session = grant.session();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        set.first().inBackground(session, String.valueOf(grant.paths()), () -> deleteWithDirs(session, grant.paths(),
+                grant.removableDirs()).exceptionallyCompose(failure -> {
+                    Code code = Requests.codeOf(failure);
+                    return code != null && !Requests.passing(code) && code != Code.SESSIONEXPIRED
+                            ? QueueSet.deleteAll(session, grant.paths()) : CompletableFuture.failedFuture(failure);
+                }), done);
+        return done;
+    }
+}
