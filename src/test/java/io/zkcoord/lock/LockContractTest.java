@@ -50,7 +50,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The contract of {@link ZkLock} (issue 3), written once and run against every lock type: each
+ * The contract of {@link ZkLock}, written once and run against every lock type: each
  * subclass says how to make the lock under test, a <em>blocker</em> (a lock that excludes it) and a
  * <em>contender</em> (a lock of the same kind that excludes it, if the kind excludes itself).
  *

@@ -91,20 +91,24 @@ final class SecureServer implements AutoCloseable {
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString()));
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
+        // Up once it answers mntr with its state; a server that exits fails at once.
+        java.util.concurrent.atomic.AtomicBoolean exited = new java.util.concurrent.atomic.AtomicBoolean();
+        boolean up = io.zkcoord.testing.Await.within(java.time.Duration.ofSeconds(60), java.time.Duration.ofMillis(100), () -> {
             if (!process.isAlive()) {
-                throw new IOException("server exited: " + logTail());
+                exited.set(true);
+                return true;
             }
             try {
-                String mntr = FourLetterWordMain.send4LetterWord(HOST, clientPort, "mntr", false, 1000);
-                if (mntr.contains("zk_server_state")) {
-                    return;
-                }
+                return FourLetterWordMain.send4LetterWord(HOST, clientPort, "mntr", false, 1000).contains("zk_server_state");
             } catch (Exception e) {
-                // not up yet
+                return false; // not up yet
             }
-            Thread.sleep(100);
+        });
+        if (exited.get()) {
+            throw new IOException("server exited: " + logTail());
+        }
+        if (up) {
+            return;
         }
         throw new IOException("server did not start within 60 s: " + logTail());
     }

@@ -90,6 +90,18 @@ class ZkShardMemberTest {
         }
     }
 
+    /** Starts one member per id and waits until they are balanced; @return them, in order (a mutable list) */
+    private List<ZkShardMember> startedAndBalanced(String... ids) {
+        List<ZkShardMember> members = new ArrayList<>();
+        for (String id : ids) {
+            ZkShardMember m = member(id);
+            m.start();
+            members.add(m);
+        }
+        awaitBalanced(members);
+        return members;
+    }
+
     private ZkShardMember member(String id) {
         ZkClient c = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(4)).build();
         open.add(c);
@@ -172,13 +184,7 @@ class ZkShardMemberTest {
     /** Three members share twelve shards four each; the ensemble's owners agree; a fourth joins and takes three, nothing else moves. */
     @Test
     void balancedAndStickyOnJoin() throws Exception {
-        List<ZkShardMember> members = new ArrayList<>();
-        for (String id : List.of("a", "b", "c")) {
-            ZkShardMember m = member(id);
-            m.start();
-            members.add(m);
-        }
-        awaitBalanced(members);
+        List<ZkShardMember> members = startedAndBalanced("a", "b", "c");
         Map<Integer, String> before = ownersNow(members);
         Await.until("the ensemble agrees", WAIT, () -> {
             try {
@@ -229,13 +235,7 @@ class ZkShardMemberTest {
     /** A member that closes gives its shards up; the others take them and are balanced again. */
     @Test
     void closeHandsShardsOver() throws Exception {
-        List<ZkShardMember> members = new ArrayList<>();
-        for (String id : List.of("a", "b", "c")) {
-            ZkShardMember m = member(id);
-            m.start();
-            members.add(m);
-        }
-        awaitBalanced(members);
+        List<ZkShardMember> members = startedAndBalanced("a", "b", "c");
         Map<Integer, String> before = ownersNow(members);
         ZkShardMember leaving = members.remove(1);
         leaving.close();

@@ -64,11 +64,7 @@ class CliInspectTest extends CliFixture {
         try (io.zkcoord.shard.ZkShardMember member = new io.zkcoord.shard.ZkShardMember(observer, "/cli/inspect/shards",
                 "worker-1", 4)) {
             member.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (member.owned().size() < 4 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(4, member.owned().size(), "the only member owns every shard");
+            await("the only member owns every shard", () -> member.owned().size() == 4);
             ZkcoordProcess shards = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/shards");
             assertEquals(0, shards.exitStatus(), shards.toString());
             assertTrue(shards.out().startsWith("/cli/inspect/shards: 4 shards over 1 member, 4 owned now"), shards.out());

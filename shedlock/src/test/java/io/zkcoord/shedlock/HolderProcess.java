@@ -24,6 +24,6 @@ public final class HolderProcess {
                 Duration.ofMillis(Long.parseLong(args[3])), Duration.ZERO));
         System.out.println(lock.map(l -> "LOCKED " + ((ZkcoordSimpleLock) l).fencingToken()).orElse("HELD"));
         System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        Thread.currentThread().join(); // holds until the test kills this process
     }
 }

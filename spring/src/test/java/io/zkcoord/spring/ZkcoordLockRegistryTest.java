@@ -231,7 +231,7 @@ class ZkcoordLockRegistryTest {
         while (System.nanoTime() - end < 0) {
             registry.renewLock("k");
             assertThat(fixture.freeFor(other, "k")).isFalse();
-            Thread.sleep(200);
+            Thread.sleep(200); // the renewal pace: time passing past the ttl is what this test is about
         }
         registry.renewLock("k", Duration.ofSeconds(30));
         assertThat(lock.isHeldByCurrentThread()).isTrue();
