@@ -223,6 +223,8 @@ public final class Inspector {
      * @param path the group's directory
      * @return the members, in join order; empty if the directory does not exist
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws NotAuthorizedException at once, without a retry, if the directory's ACL withholds READ
+     *     from the client's identities: the message says "not authorized" and names the path
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static List<io.zkcoord.group.Member> group(ZkClient client, String path) throws InterruptedException {
@@ -242,6 +244,8 @@ public final class Inspector {
      * @param path the shard path
      * @return the snapshot; {@code shards()} is 0 if {@code path} is not a shard path
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws NotAuthorizedException at once, without a retry, if a node read withholds READ from the
+     *     client's identities: the message says "not authorized" and names the node
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static io.zkcoord.shard.ShardSnapshot shards(ZkClient client, String path) throws InterruptedException {
