@@ -249,6 +249,40 @@ class CliHostileRunTest extends CliFixture {
         }
     }
 
+    /**
+     * inspect as B of a directory anyone may list whose nodes are A's alone: exit 0, every node
+     * shown in queue order as not authorized, holding or waiting by its place.
+     */
+    @Test
+    void inspectAsBShowsNodesItMayNotReadAsNotAuthorized() throws Exception {
+        String listable = "/cli/listable/mutex";
+        List<ACL> aOnly = List.of(new ACL(ZooDefs.Perms.ALL, new Id("digest",
+                DigestAuthenticationProvider.generateDigest(A))));
+        List<ACL> readableByAnyone = List.of(aOnly.get(0), new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+        ZkClient holder = ZkClient.builder().connectString(server.getConnectString())
+                .authorization("digest", A.getBytes(UTF_8))
+                .aclProvider(path -> path.startsWith(listable + "/") ? aOnly : readableByAnyone).build();
+        aClients.add(holder);
+        try (ZkLease hold = new ZkMutex(holder, listable).acquire()) {
+            CompletableFuture<ZkLease> waiting = new ZkMutex(holder, listable).acquireAsync();
+            await("A's waiter queued", () -> children(holder, listable).size() == 2);
+            ZkcoordProcess b = ZkcoordProcess.run(dir, "inspect", connect(), listable);
+            assertEquals(0, b.exitStatus(), b.toString());
+            List<String> lines = b.out().lines().toList();
+            assertTrue(lines.get(0).startsWith(listable + ": 1 holding, 1 waiting"), b.out());
+            String holderName = hold.nodePath().substring(listable.length() + 1);
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("HOLDING") && l.contains("(not authorized)")
+                    && l.endsWith(holderName)), b.out());
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("waiting") && l.contains("(not authorized)")), b.out());
+            assertTrue(b.out().contains("2 nodes are not authorized (NOAUTH)"), b.out());
+            ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "--json", listable);
+            assertEquals(0, json.exitStatus(), json.toString());
+            assertTrue(json.out().contains("\"ownerReadable\":false"), json.out());
+            assertNoSecret("inspect of unreadable nodes: ", b);
+            waiting.cancel(true);
+        }
+    }
+
     private static void assertNoSecret(String what, ZkcoordProcess p) {
         for (String secret : List.of(A_PASSWORD, B_PASSWORD)) {
             assertFalse(p.out().contains(secret) || p.err().contains(secret), what + "a password shows: " + p);
