@@ -4,6 +4,9 @@ import io.zkcoord.testing.Await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -68,10 +71,11 @@ final class SecureEnsemble implements AutoCloseable {
             settings.put("server." + (i + 1), SecureServer.HOST + ":" + reserved.get(4 * i + 2).getLocalPort() + ":"
                     + reserved.get(4 * i + 3).getLocalPort());
         }
+        List<String> jvmArgs = List.of("-Dlogback.configurationFile=" + serverLogging());
         List<SecureServer> servers = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             servers.add(new SecureServer(i + 1, reserved.get(4 * i).getLocalPort(),
-                    reserved.get(4 * i + 1).getLocalPort(), settings, List.of()));
+                    reserved.get(4 * i + 1).getLocalPort(), settings, jvmArgs));
         }
         SecureEnsemble ensemble = new SecureEnsemble(servers);
         ExecutorService starting = Executors.newFixedThreadPool(size);
@@ -88,6 +92,11 @@ final class SecureEnsemble implements AutoCloseable {
                 f.get();
             }
             ensemble.awaitQuorum(servers, within);
+            for (SecureServer s : servers) {
+                if (!s.log().contains("Using TLS encrypted quorum communication")) {
+                    throw new IOException("server " + s.id + " does not use quorum TLS:\n" + s.logTail());
+                }
+            }
         } catch (java.util.concurrent.ExecutionException e) {
             ensemble.close();
             throw new IOException("a server of the ensemble did not start", e.getCause());
@@ -98,6 +107,26 @@ final class SecureEnsemble implements AutoCloseable {
             starting.shutdownNow();
         }
         return ensemble;
+    }
+
+    /**
+     * A logging setup for the servers: warnings, and the quorum peer's start-up lines, which say
+     * whether quorum traffic is encrypted (the test class path's setup shows ZooKeeper's errors only).
+     *
+     * @return the file, deleted when the JVM exits
+     */
+    private static Path serverLogging() throws IOException {
+        Path file = Files.createTempFile("zkcoord-ensemble-logback", ".xml");
+        file.toFile().deleteOnExit();
+        Files.writeString(file, String.join("\n",
+                "<configuration>",
+                "  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">",
+                "    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{30} - %msg%n</pattern></encoder>",
+                "  </appender>",
+                "  <logger name=\"org.apache.zookeeper.server.quorum.QuorumPeer\" level=\"INFO\"/>",
+                "  <root level=\"WARN\"><appender-ref ref=\"OUT\"/></root>",
+                "</configuration>"), StandardCharsets.UTF_8);
+        return file;
     }
 
     /** The servers' settings for TLS between them: their own key, the test CA, host names verified. */
