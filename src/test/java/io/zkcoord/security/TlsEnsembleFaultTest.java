@@ -234,7 +234,8 @@ class TlsEnsembleFaultTest {
                     "client-" + i + "'s connection " + when + " carries its certificate: TLS");
             long session = c.zooKeeper().getSessionId();
             assertFalse(plain.contains(session), "client-" + i + "'s session 0x" + Long.toHexString(session) + " "
-                    + when + " is on a plain-text port; plain sessions " + plain);
+                    + when + " is on a plain-text port; plain sessions "
+                    + plain.stream().map(Long::toHexString).toList());
         }
     }
 
