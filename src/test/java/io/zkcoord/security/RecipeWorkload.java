@@ -16,6 +16,7 @@ import io.zkcoord.lock.ZkLock;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.semaphore.ZkSemaphore;
+import io.zkcoord.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,10 +24,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.ZooKeeper;
@@ -299,19 +302,38 @@ final class RecipeWorkload {
     /**
      * Stops the workers after their current cycle, waits for them (a worker's failure is rethrown),
      * closes the participants and waits until every recipe's directory is empty.
+     *
+     * @throws AssertionError if a worker failed or still runs after {@code within}, or a directory
+     *     still holds a node after {@code within}
      */
     void stop(Duration within) throws InterruptedException {
         stopping = true;
+        long deadline = System.nanoTime() + within.toNanos();
         try {
-            mutex.assertAllDone(work, within);
+            for (Future<?> f : work) {
+                try {
+                    f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    throw new AssertionError(work.stream().filter(w -> !w.isDone()).count() + " worker(s) still"
+                            + " running " + within.toMillis() + " ms after the stop; " + summary());
+                } catch (ExecutionException e) {
+                    throw new AssertionError("a worker failed: " + e.getCause() + "; " + summary(), e.getCause());
+                }
+            }
         } finally {
             workers.shutdownNow();
             elections.forEach(ZkLeaderElection::close);
         }
         ZooKeeper look = clients.get(0).zooKeeper();
         for (String dir : List.of(MUTEX, READ_WRITE, SEMAPHORE, ELECTION)) {
-            mutex.assertDirectoryEmpty(look, dir, within);
+            Await.until(within, () -> InvariantChecker.children(look, dir).isEmpty(),
+                    () -> dir + " still holds " + InvariantChecker.children(look, dir));
         }
+    }
+
+    /** @return every checker's summary, for messages */
+    String summary() {
+        return String.join("; ", mutex.summary(), readWrite.summary(), semaphore.summary(), election.summary());
     }
 
     /** @throws AssertionError naming every broken invariant of every recipe */

@@ -147,8 +147,9 @@ class TlsEnsembleFaultTest {
             held.lease().release();
             log.info("MEASURED TLS ensemble: after the expiry {}", Arrays.toString(work.progress()));
 
-            // 2. The ensemble's leader process dies. Its participants keep their sessions (and a
-            // leader its epoch) if they reconnect in time, so the election need not grant anew.
+            // 2. The ensemble's leader process dies. The clients keep their sessions if they reconnect
+            // within the session timeout, and a leading participant its epoch: the election need not
+            // grant anew, but one participant must lead.
             SecureServer leader = ensemble.leader().orElseThrow();
             int[] beforeKill = work.progress();
             long killedAt = System.nanoTime();
