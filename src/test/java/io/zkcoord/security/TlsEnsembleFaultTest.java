@@ -150,6 +150,7 @@ class TlsEnsembleFaultTest {
             // 2. The ensemble's leader process dies. The clients keep their sessions if they reconnect
             // within the session timeout, and a leading participant its epoch: the election need not
             // grant anew, but one participant must lead.
+            Await.until("a server leads", WAIT, () -> ensemble.leader().isPresent());
             SecureServer leader = ensemble.leader().orElseThrow();
             int[] beforeKill = work.progress();
             long killedAt = System.nanoTime();
@@ -221,9 +222,17 @@ class TlsEnsembleFaultTest {
      * </ol>
      */
     private static void assertAllOnTls(List<ZkClient> clients, ZooKeeper control, String when) {
-        Await.until("the plain-text control session listed on a plain port " + when, WAIT,
-                () -> ensemble.plainSessions().contains(control.getSessionId()));
-        Set<Long> plain = ensemble.plainSessions();
+        // One look at every plain port: the one that lists the control session is the one checked.
+        AtomicReference<Set<Long>> look = new AtomicReference<>();
+        Await.until("the plain-text control session listed on a plain port " + when, WAIT, () -> {
+            try {
+                look.set(ensemble.plainSessions());
+                return look.get().contains(control.getSessionId());
+            } catch (RuntimeException e) {
+                return false; // a server not answering cons now
+            }
+        });
+        Set<Long> plain = look.get();
         for (int i = 0; i < clients.size(); i++) {
             ZkClient c = clients.get(i);
             AtomicReference<List<String>> x509 = new AtomicReference<>();
