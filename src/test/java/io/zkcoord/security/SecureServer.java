@@ -1,17 +1,21 @@
 package io.zkcoord.security;
 
+import io.zkcoord.testing.FourLetterWords;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
@@ -21,12 +25,18 @@ import org.apache.zookeeper.client.FourLetterWordMain;
  * properties ({@code zookeeper.ssl.*}), which ZooKeeper's client also reads: in the test's JVM they
  * would leak into the clients under test.
  *
+ * <p>A member of an ensemble ({@link SecureEnsemble}) has an id ({@code myid}) and ports chosen by
+ * the ensemble, whose settings name every member ({@code server.N} lines).
+ *
  * <p>Thread-safe (methods synchronized).
  */
 final class SecureServer implements AutoCloseable {
 
     static final String HOST = "127.0.0.1";
+    private static final Pattern SESSION_ID = Pattern.compile("sid=0x([0-9a-f]+)");
 
+    /** The server's {@code myid} in an ensemble; 0 for a standalone server. */
+    final int id;
     final int clientPort;
     final int secureClientPort;
     private final Path dir;
@@ -39,8 +49,21 @@ final class SecureServer implements AutoCloseable {
      * @param jvmArgs extra JVM arguments (a JAAS file)
      */
     SecureServer(Map<String, String> settings, List<String> jvmArgs) throws IOException {
-        this.clientPort = freePort();
-        this.secureClientPort = freePort();
+        this(0, freePort(), freePort(), settings, jvmArgs);
+    }
+
+    /**
+     * @param id the server's {@code myid} in an ensemble, or 0 for a standalone server
+     * @param clientPort the plain-text client port
+     * @param secureClientPort the TLS client port (used only with TLS settings)
+     * @param settings zoo.cfg lines beyond the basics (TLS, authentication, the ensemble)
+     * @param jvmArgs extra JVM arguments
+     */
+    SecureServer(int id, int clientPort, int secureClientPort, Map<String, String> settings, List<String> jvmArgs)
+            throws IOException {
+        this.id = id;
+        this.clientPort = clientPort;
+        this.secureClientPort = secureClientPort;
         this.dir = Files.createTempDirectory("zkcoord-secure-server");
         this.settings = new LinkedHashMap<>(settings);
         this.jvmArgs = List.copyOf(jvmArgs);
@@ -67,6 +90,9 @@ final class SecureServer implements AutoCloseable {
     synchronized void start() throws IOException, InterruptedException {
         Path data = dir.resolve("data");
         Files.createDirectories(data);
+        if (id > 0) {
+            Files.writeString(data.resolve("myid"), id + "\n", StandardCharsets.UTF_8);
+        }
         List<String> lines = new ArrayList<>(List.of(
                 "tickTime=500",
                 "minSessionTimeout=1000",
@@ -91,7 +117,8 @@ final class SecureServer implements AutoCloseable {
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString()));
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile())).start();
-        // Up once it answers mntr with its state; a server that exits fails at once.
+        // Up once it answers mntr with its state (an ensemble's member: once it has joined a quorum);
+        // a server that exits fails at once.
         java.util.concurrent.atomic.AtomicBoolean exited = new java.util.concurrent.atomic.AtomicBoolean();
         boolean up = io.zkcoord.testing.Await.within(java.time.Duration.ofSeconds(60), java.time.Duration.ofMillis(100), () -> {
             if (!process.isAlive()) {
@@ -121,6 +148,43 @@ final class SecureServer implements AutoCloseable {
     /** @return the TLS connect string */
     String secureConnectString() {
         return HOST + ":" + secureClientPort;
+    }
+
+    /** SIGKILL: a crash, with no goodbye to clients or peers. Returns once the process is gone; keeps the files. */
+    synchronized void kill() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** @return what {@code srvr} says on the plain port ({@code leader}, {@code follower}, ...), or {@code down} */
+    String mode() {
+        try {
+            return new FourLetterWords(HOST, clientPort).mode();
+        } catch (RuntimeException e) {
+            return "down"; // not reachable, or not serving
+        }
+    }
+
+    /**
+     * The sessions connected through the plain-text client port: {@code cons} lists the
+     * connections of the port it is sent to (ZooKeeper runs a connection factory per port, and a
+     * four-letter command answers for its own), so a session on the TLS port never shows here.
+     *
+     * @return the ids of the sessions connected to the plain port now
+     */
+    Set<Long> plainSessions() {
+        Set<Long> ids = new HashSet<>();
+        Matcher m = SESSION_ID.matcher(new FourLetterWords(HOST, clientPort).send("cons"));
+        while (m.find()) {
+            ids.add(Long.parseUnsignedLong(m.group(1), 16));
+        }
+        return ids;
     }
 
     /** @return the server's log so far */

@@ -1,6 +1,7 @@
 package io.zkcoord.shedlock;
 
 import io.zkcoord.CoordinationException;
+import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import io.zkcoord.shedlock.ZkcoordSimpleLock.Grant;
 import java.net.InetAddress;
@@ -120,7 +121,7 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
             throw new IllegalArgumentException("lockConfiguration must not be null");
         }
         String name = lockConfiguration.getName();
-        String path = LockNames.path(rootPath, name);
+        String path = KeyPaths.path(rootPath, name);
         LockRecord mine = LockRecord.locked(UUID.randomUUID().toString(), lockConfiguration.getLockAtMostFor().toMillis(),
                 lockConfiguration.getLockAtLeastFor().toMillis(), owner);
         Optional<Grant> grant = call(path, zk -> take(zk, path, mine));

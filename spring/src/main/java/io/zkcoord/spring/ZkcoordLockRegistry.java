@@ -1,5 +1,6 @@
 package io.zkcoord.spring;
 
+import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
 package io.zkcoord.examples.snippets;
 
+import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.election.LeadershipListener;
@@ -90,6 +91,20 @@ final class Recipes {
         }
     }
     // end:try-lock
+
+    // snippet:per-key
+    static boolean register(ZkClient client, String phoneNumber, Set<String> users) throws InterruptedException {
+        ZkLock lock = new ZkMutex(client, KeyPaths.path("/locks/registrations", phoneNumber));
+        if (!lock.tryLock(5, TimeUnit.SECONDS)) {
+            return false;                      // still busy after 5 s: ask the user to try again
+        }
+        try {
+            return users.add(phoneNumber);     // check and insert: one request per number at a time
+        } finally {
+            lock.unlock();                     // the last release takes the key's node with it
+        }
+    }
+    // end:per-key
 
     // snippet:read-write
     static void readWrite(ZkClient client) {

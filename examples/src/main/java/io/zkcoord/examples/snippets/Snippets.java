@@ -77,6 +77,13 @@ public final class Snippets {
             Recipes.async(client);
             check("mutex, lease and async release their nodes", () -> children(client, "/locks/orders").isEmpty());
             check("tryLock of a free lock succeeds", () -> tryLock(client));
+            java.util.Set<String> users = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            check("the first registration of a number succeeds", () -> register(client, "+1 555 0100", users));
+            check("the second registration of that number is refused",
+                    () -> !register(client, "+1 555 0100", users));
+            check("the README's example of a key's path", () -> io.zkcoord.KeyPaths.path("/locks/registrations",
+                    "+1 555 0100").equals("/locks/registrations/%2B1%20555%200100"));
+            check("a number's lock leaves nothing behind", () -> children(client, "/locks/registrations").isEmpty());
             Recipes.readWrite(client);
             check("read-write releases both sides", () -> children(client, "/locks/catalog").isEmpty());
 
@@ -165,6 +172,15 @@ public final class Snippets {
     private static boolean tryLock(ZkClient client) {
         try {
             return Recipes.tryLock(client);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static boolean register(ZkClient client, String phoneNumber, java.util.Set<String> users) {
+        try {
+            return Recipes.register(client, phoneNumber, users);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
