@@ -59,8 +59,8 @@ import org.apache.zookeeper.data.Stat;
  * ACL withholds READ) is reported, not left out: at its place in the queue, counted by the rule,
  * with {@link QueueSnapshot.Entry#ownerReadable()} false ("not authorized"). What its name says is
  * known (kind, sequence); what its data and stat would say is not: fencing token -1, session 0,
- * creation time null, owner fields empty. (ZooKeeper 3.9 refuses such a node's {@code exists} and
- * {@code getACL} too, so nothing more can be learnt of it.)
+ * creation time null, owner fields empty. (ZooKeeper 3.9 answers such a node's {@code exists}
+ * with NOAUTH too, so not even its stat can be read.)
  *
  * <p><b>What is not ours</b> never throws: a child whose name is not a queue node's is reported
  * after the queue (kind empty, sequence -1, never holding) and does not count in the rules, as the
