@@ -4,6 +4,7 @@ import io.zkcoord.retry.RetryLoop;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -82,6 +83,14 @@ final class SessionLifecycle {
      * lost; completed exceptionally when the client closes.
      */
     private volatile CompletableFuture<ZkSession> nextSession = new CompletableFuture<>();
+    /**
+     * As {@link #nextSession}, but failed at once with the {@link TlsConnectException} while the
+     * {@link TlsWatch} finds that every server refuses this client's TLS for good. Replaced (events
+     * thread) when a later probe no longer finds that, and when a session is lost.
+     */
+    private volatile CompletableFuture<ZkSession> nextUnlessRefused = new CompletableFuture<>();
+    /** Probes the servers' TLS while there is no session; events thread only. */
+    private final TlsWatch tlsWatch;
     /** When the disconnection now in force was seen, by the clock. Events thread only. */
     private long disconnectedAt;
     /** Events thread only. */
@@ -113,6 +122,7 @@ final class SessionLifecycle {
         // (say, joins another acquisition of this client) cannot hold up the others or a loss notice.
         this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 numbered(name + "-callbacks-"));
+        this.tlsWatch = new TlsWatch(settings, name, events, this::withoutSession, this::tlsVerdict);
     }
 
     String name() {
@@ -176,6 +186,49 @@ final class SessionLifecycle {
         return nextSession;
     }
 
+    /**
+     * As {@link #liveSession()}, for waits that must end at once while every server refuses this
+     * client's TLS for good: the future then fails with the {@link TlsConnectException} (see
+     * {@link TlsWatch}), at once for callers that come while it lasts.
+     *
+     * @return the live session now, or a future of the next one; failed once closed, or while TLS is refused
+     */
+    CompletableFuture<ZkSession> liveSessionUnlessRefused() {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException(name + " is closed"));
+        }
+        ZkSession s = session;
+        if (s != null && s.isAlive()) {
+            return CompletableFuture.completedFuture(s);
+        }
+        return nextUnlessRefused;
+    }
+
+    /** @return true while the client has no live session and is not closed */
+    private boolean withoutSession() {
+        ZkSession s = session;
+        return !closed.get() && (s == null || !s.isAlive());
+    }
+
+    /**
+     * Events thread. What the {@link TlsWatch} found while there is no session: a refusal fails
+     * the waits for a session that must end at once (and those that come while it lasts); its end
+     * lets them wait again.
+     */
+    private void tlsVerdict(Optional<TlsConnectException> refused) {
+        if (!withoutSession()) {
+            return;
+        }
+        CompletableFuture<ZkSession> waiting = nextUnlessRefused;
+        if (refused.isPresent()) {
+            if (!waiting.completeExceptionally(refused.get())) {
+                nextUnlessRefused = CompletableFuture.failedFuture(refused.get()); // the latest reason
+            }
+        } else if (waiting.isCompletedExceptionally()) {
+            nextUnlessRefused = new CompletableFuture<>();
+        }
+    }
+
     void addListener(ConnectionListener listener) {
         listeners.add(listener);
     }
@@ -200,6 +253,7 @@ final class SessionLifecycle {
                     log.warn("{}: cannot start connecting to {}; trying again", name, settings.connectString(), e);
                     events.schedule(this::rebuild, AUTH_FAILED_REBUILD_DELAY.toMillis(), TimeUnit.MILLISECONDS);
                 }
+                tlsWatch.noSession();
             }).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -464,10 +518,13 @@ final class SessionLifecycle {
         rebuildAttempts = 0;
         session = h.session;
         CompletableFuture<ZkSession> waiting = nextSession;
+        CompletableFuture<ZkSession> waitingUnlessRefused = nextUnlessRefused;
+        tlsWatch.sessionEstablished();
         log.info("{}: session 0x{} established, timeout {} ms", name, Long.toHexString(h.session.id()),
                 h.session.timeoutMillis());
         transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
+        waitingUnlessRefused.complete(h.session); // unless failed by a TLS refusal: replaced at the next loss
         staleSessions.removeIf(StaleSession::isDone);
         for (StaleSession stale : staleSessions) {
             stale.newSessionEstablished(events);
@@ -532,9 +589,13 @@ final class SessionLifecycle {
         if (nextSession.isDone()) {
             nextSession = new CompletableFuture<>();
         }
+        if (nextUnlessRefused.isDone()) {
+            nextUnlessRefused = new CompletableFuture<>();
+        }
         h.session.end();
         transition(ConnectionState.LOST);
         closeInBackground(h.zooKeeper, true);
+        tlsWatch.noSession();
         if (rebuildDelay.isZero()) {
             rebuild();
         } else {
@@ -663,6 +724,7 @@ final class SessionLifecycle {
             s.end();
         }
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
+        nextUnlessRefused.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
     private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {

@@ -88,7 +88,8 @@ public final class ZkClient implements AutoCloseable {
         this.lifecycle = new SessionLifecycle(settings, "zkcoord-" + CLIENT_IDS.incrementAndGet());
         Observer observer = new Observer(lifecycle.name(), lifecycle::runCallback);
         lifecycle.addListener(observer::sessionStateChanged);
-        this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession, lifecycle.scheduler(),
+        this.services = new ClientServices(lifecycle.name(), lifecycle::liveSession,
+                lifecycle::liveSessionUnlessRefused, lifecycle.scheduler(),
                 lifecycle::runCallback, settings.retryPolicy(), settings.aclProvider() == null ? settings.acl() : null,
                 settings::aclFor, lifecycle::isClosed, settings.chroot(), () -> lifecycle.state().isConnected(), observer);
     }
@@ -128,6 +129,8 @@ public final class ZkClient implements AutoCloseable {
      *
      * @return the current session
      * @throws IllegalStateException if the client is closed, also while waiting
+     * @throws TlsConnectException at once, while every server refuses this TLS client's settings
+     *     in a way that retrying cannot change (see {@link Builder#start()})
      * @throws CoordinationException if no session is established within the retry policy
      * @throws InterruptedException if interrupted while waiting
      */
@@ -145,6 +148,8 @@ public final class ZkClient implements AutoCloseable {
      * @return the session, or empty if none was established within {@code maxWait}
      * @throws IllegalArgumentException if {@code maxWait} is null or negative
      * @throws IllegalStateException if the client is closed, also while waiting
+     * @throws TlsConnectException at once, while every server refuses this TLS client's settings
+     *     in a way that retrying cannot change (see {@link Builder#start()})
      * @throws CoordinationException if the retry policy gives up before {@code maxWait} ends
      * @throws InterruptedException if interrupted while waiting
      */
@@ -160,10 +165,14 @@ public final class ZkClient implements AutoCloseable {
         long start = clock.nanoTime();
         for (int retries = 0; ; retries++) {
             ensureOpen();
-            CompletableFuture<ZkSession> live = lifecycle.liveSession();
+            CompletableFuture<ZkSession> live = lifecycle.liveSessionUnlessRefused();
             if (live.isDone() && !live.isCompletedExceptionally()) {
                 return Optional.of(live.join());
             }
+            refusedTls(live).ifPresent(refused -> {
+                throw new TlsConnectException(refused.problem(), "no ZooKeeper session at " + settings.connectString()
+                        + ": " + refused.getMessage(), refused);
+            });
             long elapsedNanos = clock.nanoTime() - start;
             if (elapsedNanos >= maxWaitNanos) {
                 return Optional.empty();
@@ -180,6 +189,21 @@ public final class ZkClient implements AutoCloseable {
             } catch (ExecutionException | TimeoutException e) {
                 // closed (checked at the top of the loop), or not yet: count a retry
             }
+        }
+    }
+
+    /** @return the TLS refusal {@code future} failed with, if it failed so */
+    private static Optional<TlsConnectException> refusedTls(CompletableFuture<ZkSession> future) {
+        if (!future.isCompletedExceptionally()) {
+            return Optional.empty();
+        }
+        try {
+            future.join();
+            return Optional.empty();
+        } catch (java.util.concurrent.CompletionException e) {
+            return e.getCause() instanceof TlsConnectException t ? Optional.of(t) : Optional.empty();
+        } catch (java.util.concurrent.CancellationException e) {
+            return Optional.empty();
         }
     }
 
@@ -543,6 +567,20 @@ public final class ZkClient implements AutoCloseable {
          * waits at most its {@code maxWait}. ZooKeeper's client tries the servers in turn, about
          * once a second, whatever the connection timeout. {@link ZkClient#close()} during {@code
          * CONNECTING} returns promptly and leaves no thread running.
+         *
+         * <p><b>TLS that cannot work.</b> A TLS client ({@code zookeeper.client.secure}) that has
+         * no session after 500 ms, here or after any {@link ConnectionState#LOST}, probes each
+         * server's TLS as {@link #build()} does, and again every 2 s while there is still no
+         * session. When every server refuses in a way that retrying cannot change (an untrusted
+         * server certificate, a certificate for another host, a refused client certificate, a
+         * plain-text port), the refusal is logged once at ERROR (naming the settings, never their
+         * values), and every acquisition waiting for a session, and every one started while the
+         * refusal lasts, fails at once with {@link TlsConnectException} naming the cause, instead
+         * of waiting to its deadline; {@link ZkClient#session()} and {@link
+         * ZkClient#session(Duration)} throw it too. The client keeps trying all along: once a
+         * session comes (the certificate or trust store fixed, say), the recipes work again. Work
+         * that waits for any next session on its own (a group member joining again, an election
+         * or shard member trying again) is not ended by it.
          *
          * @return a client, connecting
          * @throws IllegalArgumentException if no connect string was given

@@ -25,6 +25,8 @@ public final class GroupReader {
      * @param path the group's directory
      * @return every member, in join order; empty if the directory does not exist
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws io.zkcoord.NotAuthorizedException at once, without a retry, if the directory's ACL withholds
+     *     READ from the client's identities (the message says "not authorized" and names it)
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses the read
      */
     public static List<Member> members(ZkClient client, String path) throws InterruptedException {
@@ -56,6 +58,9 @@ public final class GroupReader {
             }
             read.sort(Comparator.comparingLong(Read::czxid));
             return read.stream().map(Read::member).toList();
+        } catch (KeeperException.NoAuthException e) {
+            throw new io.zkcoord.NotAuthorizedException(e.getPath() != null ? e.getPath() : path,
+                    "read it (needs READ)", e);
         } catch (KeeperException e) {
             throw new CoordinationException("cannot read group " + path + ": " + e.getMessage(), e);
         }

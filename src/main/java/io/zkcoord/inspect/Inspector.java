@@ -55,6 +55,13 @@ import org.apache.zookeeper.data.Stat;
  * Holding is what the queue says at the moment of the read; a holder whose session has just
  * expired is reported until the server deletes its node.
  *
+ * <p><b>A node this client may not read</b> (the directory lets it list the queue, the node's own
+ * ACL withholds READ) is reported, not left out: at its place in the queue, counted by the rule,
+ * with {@link QueueSnapshot.Entry#ownerReadable()} false ("not authorized"). What its name says is
+ * known (kind, sequence); what its data and stat would say is not: fencing token -1, session 0,
+ * creation time null, owner fields empty. (ZooKeeper 3.9 answers such a node's {@code exists}
+ * with NOAUTH too, so not even its stat can be read.)
+ *
  * <p><b>What is not ours</b> never throws: a child whose name is not a queue node's is reported
  * after the queue (kind empty, sequence -1, never holding) and does not count in the rules, as the
  * recipes ignore it; data in no known shape gives empty owner fields. A node that vanishes between
@@ -133,6 +140,7 @@ public final class Inspector {
             reads.add(Op.getData(path));
             queue.forEach(n -> reads.add(Op.getData(path + "/" + n.name())));
             foreign.forEach(name -> reads.add(Op.getData(path + "/" + name)));
+            //    A child whose own ACL withholds READ answers NOAUTH: reported as not authorized.
             List<OpResult> results = session.call(path, zk -> zk.multi(reads));
             Instant readAt = Instant.now();
             return snapshot(path, readAt, queue, foreign, results);
@@ -143,6 +151,29 @@ public final class Inspector {
         }
     }
 
+    /** @return true if {@code result} is a read that the node's ACL refused ({@code NOAUTH}) */
+    private static boolean refusedRead(OpResult result) {
+        return result instanceof OpResult.ErrorResult e && e.getErr() == KeeperException.Code.NOAUTH.intValue();
+    }
+
+    /** What was read of one child: its data and stat, both null if its ACL refused the read. */
+    private record Read(byte[] data, Stat stat) {
+
+        static final Read REFUSED = new Read(null, null);
+
+        boolean readable() {
+            return stat != null;
+        }
+    }
+
+    /** @return the read of one child; {@link Read#REFUSED} if its ACL refused it; null if it is gone */
+    private static Read readOf(OpResult result) {
+        if (result instanceof OpResult.GetDataResult r) {
+            return new Read(r.getData(), r.getStat());
+        }
+        return refusedRead(result) ? Read.REFUSED : null;
+    }
+
     /** Builds the snapshot from the reads: {@code results} are the directory's, then the queue's, then the foreign ones. */
     private static QueueSnapshot snapshot(String path, Instant readAt, List<QueueNode> queue, List<String> foreign,
             List<OpResult> results) {
@@ -150,11 +181,13 @@ public final class Inspector {
             return new QueueSnapshot(path, readAt, List.of(), false); // the directory went between the reads
         }
         // The rules run on the queue as it stands after the second read: a node gone by then
-        // no longer counts, as for the recipes themselves.
+        // no longer counts, as for the recipes themselves. A node this client may not read still
+        // counts: it is in the queue.
         List<QueueNode> present = new ArrayList<>(queue.size());
-        List<OpResult.GetDataResult> presentResults = new ArrayList<>(queue.size());
+        List<Read> presentResults = new ArrayList<>(queue.size());
         for (int i = 0; i < queue.size(); i++) {
-            if (results.get(1 + i) instanceof OpResult.GetDataResult r) {
+            Read r = readOf(results.get(1 + i));
+            if (r != null) {
                 present.add(queue.get(i));
                 presentResults.add(r);
             }
@@ -163,39 +196,45 @@ public final class Inspector {
         List<OwnerText> owners = new ArrayList<>(present.size());
         List<Holding.Owner> makers = new ArrayList<>(present.size());
         for (int i = 0; i < present.size(); i++) {
-            OpResult.GetDataResult r = presentResults.get(i);
-            OwnerText owner = present.get(i).kind().equals(Holding.LEADER) ? OwnerText.ofParticipant(r.getData())
-                    : OwnerText.parse(r.getData());
+            Read r = presentResults.get(i);
+            OwnerText owner = !r.readable() ? OwnerText.UNKNOWN : present.get(i).kind().equals(Holding.LEADER)
+                    ? OwnerText.ofParticipant(r.data()) : OwnerText.parse(r.data());
             owners.add(owner);
-            makers.add(new Holding.Owner(r.getStat().getEphemeralOwner(), owner.thread()));
+            makers.add(new Holding.Owner(r.readable() ? r.stat().getEphemeralOwner() : 0, owner.thread()));
         }
         List<QueueSnapshot.Entry> entries = new ArrayList<>(present.size() + foreign.size());
         for (int i = 0; i < present.size(); i++) {
             QueueNode n = present.get(i);
-            Stat stat = presentResults.get(i).getStat();
+            Stat stat = presentResults.get(i).stat();
             int from = holding[i] ? -1 : Holding.downgradedFrom(present, makers, i);
-            if (from >= 0) {
+            if (from >= 0 && presentResults.get(from).readable()) {
                 // A downgraded read hold: it holds, and its token is the write hold's.
                 entries.add(new QueueSnapshot.Entry(n.name(), n.kind(), n.sequence(),
-                        presentResults.get(from).getStat().getCzxid(), stat.getEphemeralOwner(),
+                        presentResults.get(from).stat().getCzxid(), stat.getEphemeralOwner(),
                         Instant.ofEpochMilli(stat.getCtime()), owners.get(i).host(), owners.get(i).pid(),
                         owners.get(i).thread(), true));
             } else {
-                entries.add(entry(n.name(), n.kind(), n.sequence(), stat, owners.get(i), holding[i]));
+                entries.add(entry(n.name(), n.kind(), n.sequence(), presentResults.get(i), owners.get(i), holding[i]));
             }
         }
         for (int i = 0; i < foreign.size(); i++) {
-            if (results.get(1 + queue.size() + i) instanceof OpResult.GetDataResult r) {
-                entries.add(entry(foreign.get(i), "", -1, r.getStat(), OwnerText.parse(r.getData()), false));
+            Read r = readOf(results.get(1 + queue.size() + i));
+            if (r != null) {
+                entries.add(entry(foreign.get(i), "", -1, r, r.readable() ? OwnerText.parse(r.data())
+                        : OwnerText.UNKNOWN, false));
             }
         }
         return new QueueSnapshot(path, readAt, entries);
     }
 
-    private static QueueSnapshot.Entry entry(String name, String kind, long sequence, Stat stat, OwnerText owner,
+    private static QueueSnapshot.Entry entry(String name, String kind, long sequence, Read read, OwnerText owner,
             boolean holding) {
+        if (!read.readable()) {
+            return new QueueSnapshot.Entry(name, kind, sequence, -1, 0, null, "", -1, "", holding, false);
+        }
+        Stat stat = read.stat();
         return new QueueSnapshot.Entry(name, kind, sequence, stat.getCzxid(), stat.getEphemeralOwner(),
-                Instant.ofEpochMilli(stat.getCtime()), owner.host(), owner.pid(), owner.thread(), holding);
+                Instant.ofEpochMilli(stat.getCtime()), owner.host(), owner.pid(), owner.thread(), holding, true);
     }
 
     /** @return N from the directory's data {@code permits=N}, or 1 if it says nothing usable */
@@ -223,6 +262,8 @@ public final class Inspector {
      * @param path the group's directory
      * @return the members, in join order; empty if the directory does not exist
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws NotAuthorizedException at once, without a retry, if the directory's ACL withholds READ
+     *     from the client's identities: the message says "not authorized" and names the path
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static List<io.zkcoord.group.Member> group(ZkClient client, String path) throws InterruptedException {
@@ -242,6 +283,8 @@ public final class Inspector {
      * @param path the shard path
      * @return the snapshot; {@code shards()} is 0 if {@code path} is not a shard path
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws NotAuthorizedException at once, without a retry, if a node read withholds READ from the
+     *     client's identities: the message says "not authorized" and names the node
      * @throws CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static io.zkcoord.shard.ShardSnapshot shards(ZkClient client, String path) throws InterruptedException {

@@ -80,6 +80,14 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
         return entries.stream().allMatch(e -> e.kind().isEmpty());
     }
 
+    /**
+     * @return the entries whose ACL withheld READ from the client that read them ("not
+     *     authorized"; see {@link Entry}), in the order of {@link #entries()}
+     */
+    public List<Entry> notAuthorized() {
+        return entries.stream().filter(e -> !e.ownerReadable()).toList();
+    }
+
     /** @return the entries that hold now (several for readers or a semaphore) */
     public List<Entry> holders() {
         return entries.stream().filter(Entry::holding).toList();
@@ -102,21 +110,53 @@ public record QueueSnapshot(String path, Instant readAt, List<QueueSnapshot.Entr
      * One node of the directory. Fields that cannot be read from a node (a name or data that no
      * zkcoord recipe wrote) are empty strings, or -1 for numbers.
      *
+     * <p><b>A node this client may not read.</b> When the directory lets the client list it but a
+     * node's own ACL withholds READ from the client's identities, the node is still reported, at its
+     * place in the queue and counted by its recipe's rule, with {@link #ownerReadable()} false
+     * ("not authorized"): its name, kind and sequence come from its name; its data and stat could
+     * not be read, so {@code fencingToken} is -1, {@code sessionId} 0, {@code created} null, and the
+     * owner fields are empty. Its {@code holding} is what its place in the queue says.
+     *
      * @param nodeName the node's name, without the directory
      * @param kind the kind its name says ({@code lock}, {@code read}, {@code write}, {@code sem},
      *     {@code leader}, {@code multi}, or another recipe's), or empty if the name is not a queue
      *     node's
      * @param sequence the sequence number ZooKeeper appended to its name, or -1
-     * @param fencingToken the node's {@code czxid}: the fencing token of its hold
-     * @param sessionId the session that owns it ({@code ephemeralOwner}; 0 for a persistent node)
-     * @param created when the server created it ({@code ctime}, the leader's clock)
+     * @param fencingToken the node's {@code czxid}: the fencing token of its hold; -1 if unknown
+     * @param sessionId the session that owns it ({@code ephemeralOwner}; 0 for a persistent node, or
+     *     if unknown)
+     * @param created when the server created it ({@code ctime}, the leader's clock); null if the
+     *     node could not be read ({@code ownerReadable} false)
      * @param ownerHost the host name recorded in its data, or empty
      * @param ownerPid the process id recorded in its data, or -1
      * @param ownerThread the thread name recorded in its data; for an election node ({@code leader}),
      *     the participant id (its whole data); or empty
      * @param holding true if the node holds by its recipe's rule (see {@link Inspector})
+     * @param ownerReadable false if the node's ACL withholds READ from this client ("not
+     *     authorized"): its data, so its owner fields, could not be read
      */
     public record Entry(String nodeName, String kind, long sequence, long fencingToken, long sessionId,
-                        Instant created, String ownerHost, long ownerPid, String ownerThread, boolean holding) {
+                        Instant created, String ownerHost, long ownerPid, String ownerThread, boolean holding,
+                        boolean ownerReadable) {
+
+        /**
+         * An entry whose data was read ({@link #ownerReadable()} true).
+         *
+         * @param nodeName the node's name, without the directory
+         * @param kind the kind its name says, or empty
+         * @param sequence the sequence number, or -1
+         * @param fencingToken the node's {@code czxid}
+         * @param sessionId the session that owns it, 0 for a persistent node
+         * @param created when the server created it
+         * @param ownerHost the host name recorded in its data, or empty
+         * @param ownerPid the process id recorded in its data, or -1
+         * @param ownerThread the thread name (or participant id) recorded in its data, or empty
+         * @param holding true if the node holds by its recipe's rule
+         */
+        public Entry(String nodeName, String kind, long sequence, long fencingToken, long sessionId, Instant created,
+                String ownerHost, long ownerPid, String ownerThread, boolean holding) {
+            this(nodeName, kind, sequence, fencingToken, sessionId, created, ownerHost, ownerPid, ownerThread, holding,
+                    true);
+        }
     }
 }

@@ -25,6 +25,7 @@ public final class ClientServices {
 
     private final String name;
     private final Supplier<CompletableFuture<ZkSession>> session;
+    private final Supplier<CompletableFuture<ZkSession>> sessionUnlessRefused;
     private final ScheduledExecutorService scheduler;
     private final Executor userCallbacks;
     private final RetryPolicy retryPolicy;
@@ -42,6 +43,8 @@ public final class ClientServices {
      * @param name the client's name, for thread names and messages
      * @param session the live session at once if there is one, else a future completed when one is
      *     established, or exceptionally with {@link IllegalStateException} once the client closes
+     * @param sessionUnlessRefused as {@code session}, but also completed exceptionally with a
+     *     {@link io.zkcoord.TlsConnectException} while every server refuses the client's TLS for good
      * @param scheduler runs short, non-blocking steps after a delay
      * @param userCallbacks runs user code: completions of futures handed to users, listeners
      * @param retryPolicy the client's retry policy
@@ -52,11 +55,13 @@ public final class ClientServices {
      * @param connected whether the client is connected now (CONNECTED or RECONNECTED)
      * @param observer reports the recipes' waits and holds
      */
-    public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session, ScheduledExecutorService scheduler,
+    public ClientServices(String name, Supplier<CompletableFuture<ZkSession>> session,
+            Supplier<CompletableFuture<ZkSession>> sessionUnlessRefused, ScheduledExecutorService scheduler,
             Executor userCallbacks, RetryPolicy retryPolicy, List<ACL> acl, Function<String, List<ACL>> aclForPath,
             Supplier<Boolean> closed, String chroot, Supplier<Boolean> connected, Observer observer) {
         this.name = name;
         this.session = session;
+        this.sessionUnlessRefused = sessionUnlessRefused;
         this.scheduler = scheduler;
         this.userCallbacks = userCallbacks;
         this.retryPolicy = retryPolicy;
@@ -87,9 +92,26 @@ public final class ClientServices {
         return access.apply(client);
     }
 
-    /** @return a future of the live session; see the constructor */
+    /**
+     * For work that must go on in whatever session comes next (a group member joining again, a
+     * watch set again): it waits through every outage.
+     *
+     * @return a future of the live session; see the constructor
+     */
     public CompletableFuture<ZkSession> session() {
         return session.get();
+    }
+
+    /**
+     * For an acquisition waiting for a session: as {@link #session()}, but failed at once with a
+     * {@link io.zkcoord.TlsConnectException} while every server refuses the client's TLS in a way
+     * that retrying cannot change (an untrusted certificate, a plain-text port, ...), instead of
+     * waiting out the acquisition's time limit. The client keeps trying meanwhile.
+     *
+     * @return a future of the live session; see the constructor
+     */
+    public CompletableFuture<ZkSession> sessionUnlessRefused() {
+        return sessionUnlessRefused.get();
     }
 
     public ScheduledExecutorService scheduler() {

@@ -2,6 +2,7 @@ package io.zkcoord.queue;
 
 import io.zkcoord.CoordinationException;
 import io.zkcoord.NotAuthorizedException;
+import io.zkcoord.TlsConnectException;
 import io.zkcoord.ZkSession;
 import java.time.Duration;
 import java.util.List;
@@ -229,7 +230,8 @@ public final class Acquisition {
         leaveCreateLine();
         state = State.AWAITING_SESSION;
         int s = ++step;
-        CompletableFuture<ZkSession> next = queue.services().session();
+        // Fails at once while every server refuses the client's TLS for good (see ClientServices).
+        CompletableFuture<ZkSession> next = queue.services().sessionUnlessRefused();
         cancelSessionWait.run(); // a wait of an earlier step, if one is still registered
         if (!next.isDone()) {
             // No session now (lost, being rebuilt): wait for one as long as the retry policy lets
@@ -242,9 +244,13 @@ public final class Acquisition {
                     return;
                 }
                 cancelSessionWait = () -> { };
-                if (failure != null) {
-                    end(State.FAILED, failure instanceof java.util.concurrent.CompletionException
-                            && failure.getCause() != null ? failure.getCause() : failure);
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                        && failure.getCause() != null ? failure.getCause() : failure;
+                if (cause instanceof TlsConnectException refused) {
+                    end(State.FAILED, new TlsConnectException(refused.problem(), "no ZooKeeper session for " + dir
+                            + ": " + refused.getMessage(), refused));
+                } else if (failure != null) {
+                    end(State.FAILED, cause);
                 } else {
                     enqueue(live);
                 }

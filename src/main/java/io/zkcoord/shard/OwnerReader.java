@@ -81,6 +81,9 @@ final class OwnerReader {
                 // no assignment (yet), or not a shard path: no target
             }
             return new ShardSnapshot(path, shards, members, target, owners);
+        } catch (KeeperException.NoAuthException e) {
+            throw new io.zkcoord.NotAuthorizedException(e.getPath() != null ? e.getPath() : path,
+                    "read it (needs READ)", e);
         } catch (KeeperException e) {
             throw new io.zkcoord.CoordinationException("cannot read the owners of " + path + ": " + e.getMessage(), e);
         }

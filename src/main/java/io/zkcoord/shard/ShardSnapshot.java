@@ -39,6 +39,8 @@ public record ShardSnapshot(String path, int shards, List<Member> members, Map<I
      * @param path the shard path, as given to {@link ZkShardMember}
      * @return the snapshot; with {@code shards} 0 and nothing else if the path has no assignment node
      * @throws InterruptedException if interrupted while waiting for ZooKeeper
+     * @throws io.zkcoord.NotAuthorizedException at once, without a retry, if a node's ACL withholds READ
+     *     from the client's identities: the message says "not authorized" and names the node
      * @throws io.zkcoord.CoordinationException if ZooKeeper cannot be reached within the retry policy or refuses a read
      */
     public static ShardSnapshot read(io.zkcoord.ZkClient client, String path) throws InterruptedException {
@@ -49,6 +51,8 @@ public record ShardSnapshot(String path, int shards, List<Member> members, Map<I
             recorded = ShardAssignment.decode(client.call(assignment, zk -> zk.getData(assignment, false, null)));
         } catch (org.apache.zookeeper.KeeperException.NoNodeException | IllegalStateException e) {
             return new ShardSnapshot(path, 0, List.of(), Map.of(), Map.of());
+        } catch (org.apache.zookeeper.KeeperException.NoAuthException e) {
+            throw new io.zkcoord.NotAuthorizedException(assignment, "read it (needs READ)", e);
         } catch (org.apache.zookeeper.KeeperException e) {
             throw new io.zkcoord.CoordinationException("cannot read " + assignment + ": " + e.getMessage(), e);
         }

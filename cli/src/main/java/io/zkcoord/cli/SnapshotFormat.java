@@ -9,6 +9,9 @@ import java.util.List;
 /** A {@link QueueSnapshot} as a table for people, or as JSON for programs. */
 final class SnapshotFormat {
 
+    /** The owner shown for a node whose ACL withholds READ from this client. */
+    static final String NOT_AUTHORIZED = "(not authorized)";
+
     private static final String[] HEADER = {"STATE", "KIND", "FOR", "TOKEN", "SESSION", "HOST", "PID", "THREAD", "NODE"};
 
     private SnapshotFormat() {
@@ -22,7 +25,9 @@ final class SnapshotFormat {
      * kind, how long it has held or waited (from the node's creation to the read), its fencing
      * token (decimal, as the API, the environment of {@code run} and the logs give it), its session
      * (hex, as ZooKeeper writes session ids), the owner's host, process and thread, and the node's
-     * name. Children that are not queue nodes are named on a line of their own after the rows. A
+     * name. A node whose ACL withholds READ from this client shows {@value #NOT_AUTHORIZED} as its
+     * owner and {@code -} for what only its data and stat would tell, and a line after the rows
+     * says how many there are. Children that are not queue nodes are named on a line of their own after the rows. A
      * path that does not exist, or that holds only such children (a parent of lock directories),
      * is said to be so in the summary line, with no table.
      */
@@ -53,6 +58,11 @@ final class SnapshotFormat {
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADER);
         for (Entry e : queue) {
+            if (!e.ownerReadable()) {
+                rows.add(new String[] {e.holding() ? "HOLDING" : "waiting", e.kind(), "-", "-", "-", NOT_AUTHORIZED, "-",
+                    "-", e.nodeName()});
+                continue;
+            }
             rows.add(new String[] {
                 e.holding() ? "HOLDING" : "waiting",
                 e.kind(),
@@ -66,6 +76,13 @@ final class SnapshotFormat {
             });
         }
         b.append(Columns.render(rows));
+        long unreadable = queue.stream().filter(e -> !e.ownerReadable()).count();
+        if (unreadable > 0) {
+            b.append(count((int) unreadable, "node")).append(' ').append(unreadable == 1 ? "is" : "are")
+                    .append(" not authorized (NOAUTH): ").append(unreadable == 1 ? "its" : "their")
+                    .append(" ACL withholds READ from this client's identities, so the owner, fencing token, session"
+                            + " and age are unknown; holding or waiting is what the place in the queue says\n");
+        }
         if (!others.isEmpty()) {
             b.append("also ").append(count(others.size(), "node")).append(" that ")
                     .append(others.size() == 1 ? "is not a queue node" : "are not queue nodes").append(": ")
@@ -77,7 +94,9 @@ final class SnapshotFormat {
     /**
      * The snapshot as one JSON object: {@code path}, {@code readAt}, {@code exists}, {@code
      * lockDirectory} (false for a path that holds only children that are not queue nodes), {@code
-     * entries} (the queue nodes in queue order; {@code fencingToken} is a decimal number) and
+     * entries} (the queue nodes in queue order; {@code fencingToken} is a decimal number; a node
+     * whose ACL withholds READ from this client has {@code ownerReadable} false and null for every
+     * field only its data and stat would give) and
      * {@code notQueueNodes} (the names of the other children).
      */
     static String json(QueueSnapshot s) {
@@ -101,15 +120,20 @@ final class SnapshotFormat {
             b.append("\n  {\"nodeName\":").append(string(e.nodeName()))
                     .append(",\"kind\":").append(string(e.kind()))
                     .append(",\"holding\":").append(e.holding())
-                    .append(",\"sequence\":").append(e.sequence())
-                    .append(",\"fencingToken\":").append(e.fencingToken())
+                    .append(",\"sequence\":").append(e.sequence());
+            if (!e.ownerReadable()) {
+                b.append(",\"fencingToken\":null,\"sessionId\":null,\"created\":null,\"forMillis\":null"
+                        + ",\"ownerHost\":null,\"ownerPid\":null,\"ownerThread\":null,\"ownerReadable\":false}");
+                continue;
+            }
+            b.append(",\"fencingToken\":").append(e.fencingToken())
                     .append(",\"sessionId\":").append(string("0x" + Long.toHexString(e.sessionId())))
                     .append(",\"created\":").append(string(e.created().toString()))
                     .append(",\"forMillis\":").append(Duration.between(e.created(), s.readAt()).toMillis())
                     .append(",\"ownerHost\":").append(string(e.ownerHost()))
                     .append(",\"ownerPid\":").append(e.ownerPid())
                     .append(",\"ownerThread\":").append(string(e.ownerThread()))
-                    .append('}');
+                    .append(",\"ownerReadable\":true}");
         }
         b.append(queue.isEmpty() ? "]}\n" : "\n]}\n");
         return b.toString();

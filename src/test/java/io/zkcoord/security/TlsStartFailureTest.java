@@ -1,0 +1,181 @@
+package io.zkcoord.security;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.zkcoord.ConnectionState;
+import io.zkcoord.TlsConnectException;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.testing.Await;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client made by {@code start()} (it returns before connecting) whose TLS cannot work: what
+ * waits for a session, and what asks while the refusal lasts, fails at once with the {@link
+ * TlsConnectException} naming the cause, instead of waiting out its time limit; the refusal is
+ * logged once at ERROR, however often it is found again; the client keeps trying, and once the servers accept it (here: its trust
+ * store fixed on disk) a session comes and the recipes work.
+ */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
+@Timeout(300)
+class TlsStartFailureTest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TlsStartFailureTest.class);
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private static TestCertificates certs;
+    private static SecureServer server;
+
+    private final List<String> errors = new CopyOnWriteArrayList<>();
+    private final List<String> verdicts = new CopyOnWriteArrayList<>();
+    private AppenderBase<ILoggingEvent> capture;
+    private Level watchLevel;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        certs = TestCertificates.get();
+        server = TlsServers.main();
+    }
+
+    @BeforeEach
+    void captureErrors() {
+        capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                if (event.getLevel().isGreaterOrEqual(Level.ERROR) && event.getLoggerName().startsWith("io.zkcoord")) {
+                    errors.add(event.getFormattedMessage());
+                }
+                if (event.getFormattedMessage().contains("TLS probe verdict")) {
+                    verdicts.add(event.getFormattedMessage());
+                }
+            }
+        };
+        capture.start();
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(capture);
+        ch.qos.logback.classic.Logger watch = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch");
+        watchLevel = watch.getLevel();
+        watch.setLevel(Level.DEBUG); // each probe's verdict, to see the refusal logged once over several
+    }
+
+    @AfterEach
+    void stopCapture() {
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                .detachAppender(capture);
+        capture.stop();
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch")).setLevel(watchLevel);
+    }
+
+    private static ZkClient started(String connectString, ZKClientConfig config) {
+        return ZkClient.builder().connectString(connectString).clientConfig(config)
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30)).start();
+    }
+
+    /**
+     * An untrusted server: an acquisition already waiting for the first session, and a tryLock(30 s)
+     * asked after, both fail with TlsConnectException(SERVER_NOT_TRUSTED), long before 30 s; one
+     * ERROR line over three probes; the client stays CONNECTING (it keeps trying).
+     */
+    @Test
+    void untrustedServerFailsWaitingAndNewAcquisitionsAtOnce() throws Exception {
+        long start = System.nanoTime();
+        try (ZkClient client = started(server.secureConnectString(),
+                TlsSettings.client(certs.rogueTrustStore, certs.aliceKeyStore))) {
+            ZkMutex mutex = new ZkMutex(client, "/tls-start/untrusted");
+            CompletableFuture<ZkLease> waiting = mutex.acquireAsync();
+            ExecutionException failed = assertThrows(ExecutionException.class,
+                    () -> waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS), "the waiting acquisition fails");
+            long waitingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertRefused(failed.getCause(), TlsConnectException.Problem.SERVER_NOT_TRUSTED, "not trusted");
+
+            long tryStart = System.nanoTime();
+            TlsConnectException refused = assertThrows(TlsConnectException.class,
+                    () -> mutex.tryLock(30, TimeUnit.SECONDS), "a new tryLock(30 s) fails");
+            long tryMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - tryStart);
+            assertRefused(refused, TlsConnectException.Problem.SERVER_NOT_TRUSTED, "not trusted");
+            assertTrue(refused.getMessage().contains("/tls-start/untrusted"), "names the lock: " + refused.getMessage());
+
+            TlsConnectException sessionRefused = assertThrows(TlsConnectException.class, client::session);
+            assertEquals(TlsConnectException.Problem.SERVER_NOT_TRUSTED, sessionRefused.problem());
+            assertEquals(ConnectionState.CONNECTING, client.state(), "the client keeps trying");
+            Await.until("three probes refused", WAIT,
+                    () -> verdicts.stream().filter(v -> v.contains("SERVER_NOT_TRUSTED")).count() >= 3);
+            LOG.info("MEASURED start() with an untrusted server: a waiting acquireAsync failed {} ms after start(),"
+                    + " a new tryLock(30 s) in {} ms", waitingMillis, tryMillis);
+        }
+        assertEquals(1, errors.stream().filter(e -> e.contains("not trusted")).count(),
+                "the refusal is logged once at ERROR, however many probes found it: " + errors);
+    }
+
+    /** A TLS client pointed at a plain-text port: a tryLock(30 s) fails with NOT_A_TLS_PORT. */
+    @Test
+    void plainTextPortFailsAtOnce() throws Exception {
+        try (ZkClient client = started(server.plainConnectString(),
+                TlsSettings.client(certs.trustStore, certs.aliceKeyStore))) {
+            long start = System.nanoTime();
+            TlsConnectException refused = assertThrows(TlsConnectException.class,
+                    () -> new ZkMutex(client, "/tls-start/plain").tryLock(30, TimeUnit.SECONDS));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertRefused(refused, TlsConnectException.Problem.NOT_A_TLS_PORT, "plain");
+            LOG.info("MEASURED start() on a plain-text port: tryLock(30 s) called at once failed in {} ms", millis);
+        }
+    }
+
+    /**
+     * The client's trust store is fixed on disk while it is refused: it connects by itself, and
+     * the recipes work again.
+     */
+    @Test
+    void recoversOnceTheTrustStoreIsFixed() throws Exception {
+        Path trustStore = Files.createTempFile(certs.dir, "truststore", ".p12");
+        Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+        try (ZkClient client = started(server.secureConnectString(),
+                TlsSettings.client(trustStore, certs.aliceKeyStore))) {
+            ZkMutex mutex = new ZkMutex(client, "/tls-start/recovered");
+            TlsConnectException refused = assertThrows(TlsConnectException.class,
+                    () -> mutex.tryLock(30, TimeUnit.SECONDS));
+            assertEquals(TlsConnectException.Problem.SERVER_NOT_TRUSTED, refused.problem());
+
+            Files.copy(certs.trustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+            long fixed = System.nanoTime();
+            Await.until("a session once the trust store is fixed", WAIT, () -> client.state().isConnected());
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - fixed);
+            assertTrue(mutex.tryLock(30, TimeUnit.SECONDS), "the lock works again");
+            mutex.unlock();
+            LOG.info("MEASURED start() recovered {} ms after its trust store was fixed", millis);
+        } finally {
+            Files.deleteIfExists(trustStore);
+        }
+    }
+
+    private static void assertRefused(Throwable t, TlsConnectException.Problem problem, String word) {
+        TlsConnectException e = assertInstanceOf(TlsConnectException.class, t, String.valueOf(t));
+        assertEquals(problem, e.problem(), e.getMessage());
+        assertTrue(e.getMessage().contains(word), "names the cause: " + e.getMessage());
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            SecretsInLogs.assertClean("the exception", c.toString());
+        }
+    }
+}
