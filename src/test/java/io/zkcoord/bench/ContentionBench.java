@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,16 +16,18 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Section {@code steady}: steady contention across sessions on a directory the library made and
- * may remove. k clients (k sessions), each with its own {@link ZkMutex} on one fresh path, each
+ * Directories the library made and may remove, under contention across sessions. Section {@code
+ * steady} ({@link #run()}): steady contention. k clients (k sessions), each with its own {@link ZkMutex} on one fresh path, each
  * looping {@code lock()}/{@code unlock()}. What the server processed is read from its counters
  * ({@code mntr}) in two windows: the first second (the first contention episode: the directory
  * made, and the releases whose last view of the queue was stale) and the following seconds (the
  * steady state). Every cycle makes one node and deletes it: 2 writes; a release that first tries
  * to remove the directory and is refused ({@code NOTEMPTY}) adds one, as does a create that finds
- * the directory gone ({@code NONODE}) and the transaction that makes it again.
+ * the directory gone ({@code NONODE}) and the transaction that makes it again. Section {@code
+ * duplicate} ({@link #duplicates()}): two clients racing on each of many fresh keys, the duplicate
+ * request of a lock per entity.
  */
-final class SteadyContentionBench {
+final class ContentionBench {
 
     static final int[] CLIENTS = {2, 3, 8};
     private static final long FIRST_MILLIS = 1_000;
@@ -39,8 +42,10 @@ final class SteadyContentionBench {
     private final PrintStream out;
     /** Writes per cycle in the steady window, the highest over every k; set by {@link #run()}. */
     double steadyWritesPerCycle = Double.NaN;
+    /** Directories left by {@link #duplicates()}; -1 until it ran. */
+    int duplicateDirectoriesLeft = -1;
 
-    SteadyContentionBench(String connect, ServerCounters counters, PrintStream out) {
+    ContentionBench(String connect, ServerCounters counters, PrintStream out) {
         this.connect = connect;
         this.counters = counters;
         this.out = out;
@@ -140,6 +145,90 @@ final class SteadyContentionBench {
             return steady.per(steady.writes());
         } finally {
             phase.set(STOP);
+            for (ZkClient c : clients) {
+                c.close();
+            }
+            admin.close();
+        }
+    }
+
+    static final int DUPLICATE_KEYS = 500;
+    /** How long each client holds: the work a lock per entity guards (a registration's insert, say). */
+    private static final long DUPLICATE_HOLD_MILLIS = 5;
+
+    /**
+     * Two clients, each locking every one of {@link #DUPLICATE_KEYS} fresh keys at the same moment
+     * (a new {@link ZkMutex} each time), holding it {@value #DUPLICATE_HOLD_MILLIS} ms and
+     * unlocking: the first to queue holds on a read of its node alone and is refused its removal
+     * when the other queued meanwhile; the other is granted by its watch on a view of its node
+     * alone, and its release, the last, removes the directory. Requests per key and directories
+     * left.
+     */
+    void duplicates() throws Exception {
+        String root = "/bench/duplicate";
+        List<ZkClient> clients = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            clients.add(ZkClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(10)).build());
+        }
+        ZooKeeper admin = new ZooKeeper(connect, 30_000, e -> { });
+        CyclicBarrier together = new CyclicBarrier(2);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicLong overlaps = new AtomicLong();
+        try {
+            admin.exists("/", false);
+            ServerCounters.Snapshot s0 = counters.snap();
+            long t0 = System.nanoTime();
+            List<Thread> threads = new ArrayList<>();
+            for (ZkClient c : clients) {
+                Thread t = new Thread(() -> {
+                    try {
+                        for (int k = 0; k < DUPLICATE_KEYS; k++) {
+                            ZkMutex lock = new ZkMutex(c, root + "/key-" + k);
+                            together.await(30, TimeUnit.SECONDS);
+                            lock.lock();
+                            try {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                TimeUnit.MILLISECONDS.sleep(DUPLICATE_HOLD_MILLIS);
+                                inside.decrementAndGet();
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                        together.reset();
+                    }
+                }, "duplicate-" + threads.size());
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join(TimeUnit.MINUTES.toMillis(5));
+                if (t.isAlive()) {
+                    throw new IllegalStateException(t.getName() + " did not finish within 5 minutes");
+                }
+            }
+            if (failure.get() != null) {
+                throw new IllegalStateException("a benchmark thread failed", failure.get());
+            }
+            ServerCounters.Snapshot s1 = counters.snap();
+            long t1 = System.nanoTime();
+            int left = children(admin, root);
+            out.println();
+            out.println("S2. Duplicate requests: 2 clients lock each of " + DUPLICATE_KEYS + " fresh keys at the same moment"
+                    + " (a new ZkMutex each), hold " + DUPLICATE_HOLD_MILLIS + " ms, unlock; server counters (mntr)");
+            out.printf("   %-10s %12s %11s %10s %12s %14s %8s%n", "keys", "requests/key", "writes/key", "reads/key",
+                    "keys/s", "dirs left", "overlap");
+            out.printf("   %-10d %12.2f %11.2f %10.2f %12.0f %14d %8d%n", DUPLICATE_KEYS,
+                    (double) counters.requests(s0, s1) / DUPLICATE_KEYS, (double) (s1.writes() - s0.writes()) / DUPLICATE_KEYS,
+                    (double) (s1.reads() - s0.reads()) / DUPLICATE_KEYS, DUPLICATE_KEYS / ((t1 - t0) / 1e9), left,
+                    overlaps.get());
+            duplicateDirectoriesLeft = left;
+        } finally {
             for (ZkClient c : clients) {
                 c.close();
             }
