@@ -133,7 +133,8 @@ final class DirectoryRemoval {
                     done.complete(null);
                 } else {
                     if (code == Code.NOTEMPTY) {
-                        refusedDirs(dirsToRemove, paths.size(), results).forEach(set.services().knownDirectories()::refused);
+                        KnownDirectories known = set.services().knownDirectories();
+                        refusedDirs(dirsToRemove, paths.size(), results).forEach(known::refused);
                     }
                     done.completeExceptionally(KeeperException.create(code, paths.get(0)));
                 }
