@@ -17,6 +17,13 @@ import java.util.Map;
  * directory's stat records whether it carries the mark; a directory removed and made again by
  * someone else is judged again by its new stat.
  *
+ * <p><b>Contended keys.</b> A release whose view of the queue showed no node but its own tries to
+ * remove the directory with its node; if someone queued since it looked, the server refuses
+ * ({@code NOTEMPTY}). From that refusal on, the directory is contended for this client, and its
+ * releases remove nothing there until a quiet cycle of its own or the directory's next lifetime
+ * ({@link Contention}: the rule, and why), so steady contention pays no refused removal at every
+ * handoff. A refused {@code delete} of the directory by an acquisition that gave up counts too.
+ *
  * <p><b>Hot keys.</b> A directory this client removed and then made again {@value #HOT_REMAKES}
  * times is a key in steady use (a lock taken over and over): this client no longer removes it, so
  * its uncontended cycle stays a plain create and delete. The server's container reaper removes it
@@ -41,23 +48,32 @@ public final class KnownDirectories {
      * What is known of one directory.
      *
      * @param exists true if last seen to exist
-     * @param czxid its czxid, or 0 if not seen yet
      * @param libraryMade true if seen made by the library (its stat carries the mark)
      * @param shared true once another client was seen using it (it made the directory first, or
      *     removed it, or queued in it when this client's removal was refused)
      * @param removedByUs true if this client removed it last
      * @param remakes how many times this client made it again after removing it
+     * @param contention what this client knows of contention in it ({@link Contention}), with its lifetime
      */
-    private record Known(boolean exists, long czxid, boolean libraryMade, boolean shared, boolean removedByUs,
-                         int remakes) {
-        static final Known NONE = new Known(false, 0, false, false, false, 0);
+    private record Known(boolean exists, boolean libraryMade, boolean shared, boolean removedByUs, int remakes,
+                         Contention contention) {
+        static final Known NONE = new Known(false, false, false, false, 0, Contention.UNKNOWN);
 
-        Known existing(long newCzxid, boolean made) {
-            return new Known(true, newCzxid, made, shared, false, remakes);
+        Known existing(boolean made) {
+            return new Known(true, made, shared, false, remakes, contention);
         }
 
         Known gone(boolean byUs) {
-            return new Known(false, 0, false, shared, byUs, remakes);
+            return new Known(false, false, shared, byUs, remakes, contention);
+        }
+
+        Known with(Contention c) {
+            return new Known(exists, libraryMade, shared, removedByUs, remakes, c);
+        }
+
+        /** @return true if a removal may be tried as far as the directory goes: the library's, not a hot key */
+        boolean ours() {
+            return exists && libraryMade && remakes < HOT_REMAKES;
         }
     }
 
@@ -111,12 +127,44 @@ public final class KnownDirectories {
     }
 
     /**
-     * @return true if a release may remove {@code path}: last seen to exist with the library's
-     *     mark, and not a hot key of this client
+     * A grant whose view of the queue in {@code path} showed no node but its own: may its release
+     * try to remove the directory with its node? Only if last seen to exist with the library's
+     * mark, not a hot key of this client, and not contended for it ({@link Contention}).
+     *
+     * @param freshRead true if the grant was decided on the read just recorded ({@link #saw}),
+     *     false if on an older read and a watch that saw the one node ahead go (a stale view):
+     *     a fresh read is also the probe that can end the contended mark
+     * @return true if the release may try the removal
      */
-    public synchronized boolean removable(String path) {
+    public synchronized boolean removableOnGrant(String path, boolean freshRead) {
+        Known k = known.get(path);
+        if (k == null) {
+            return false;
+        }
+        if (freshRead) {
+            k = k.with(k.contention().grantedAlone());
+            known.put(path, k);
+        }
+        return k.ours() && k.contention().mayRemove();
+    }
+
+    /**
+     * @return true if an acquisition that ends without a grant, last in {@code path} as far as it
+     *     saw, may try to remove the directory: as {@link #removableOnGrant}, without a probe
+     */
+    public synchronized boolean removableOnLeave(String path) {
         Known k = of(path);
-        return k.exists() && k.libraryMade() && k.remakes() < HOT_REMAKES;
+        return k.ours() && k.contention().mayRemove();
+    }
+
+    /**
+     * Records that a removal of {@code path} was refused ({@code NOTEMPTY}): another client
+     * queued in it (see {@link #sawShared}), and it is contended for this client ({@link Contention}).
+     */
+    public synchronized void refused(String path) {
+        Known k = of(path);
+        known.put(path, new Known(k.exists(), k.libraryMade(), true, k.removedByUs(), k.remakes(),
+                k.contention().refused()));
     }
 
     /**
@@ -131,16 +179,18 @@ public final class KnownDirectories {
     public synchronized void sawExisting(String path) {
         Known k = of(path);
         if (!k.exists()) {
-            known.put(path, k.existing(0, false));
+            known.put(path, k.existing(false));
         }
     }
 
     /**
-     * Records that {@code path} exists with the stat read: its czxid, and whether it carries the
-     * library's mark ({@link #isLibraryMark}).
+     * Records that {@code path} exists with the stat read: its czxid (its lifetime), whether it
+     * carries the library's mark ({@link #isLibraryMark}), and its child version (for {@link
+     * Contention}).
      */
-    public synchronized void saw(String path, long czxid, boolean libraryMade) {
-        known.put(path, of(path).existing(czxid, libraryMade));
+    public synchronized void saw(String path, long czxid, boolean libraryMade, int cversion) {
+        Known k = of(path);
+        known.put(path, k.existing(libraryMade).with(k.contention().read(czxid, cversion)));
     }
 
     /**
@@ -150,11 +200,8 @@ public final class KnownDirectories {
      */
     public synchronized void sawMade(String path, long czxid) {
         Known k = of(path);
-        Known made = k.existing(czxid, true);
-        if (k.removedByUs()) {
-            made = new Known(true, czxid, true, k.shared(), false, k.remakes() + 1);
-        }
-        known.put(path, made);
+        known.put(path, new Known(true, true, k.shared(), false, k.remakes() + (k.removedByUs() ? 1 : 0),
+                Contention.made(czxid)));
     }
 
     /**
@@ -218,7 +265,7 @@ public final class KnownDirectories {
     /** Records that another client uses {@code path} too (see {@link #likelyExists}). */
     public synchronized void sawShared(String path) {
         Known k = of(path);
-        known.put(path, new Known(k.exists(), k.czxid(), k.libraryMade(), true, k.removedByUs(), k.remakes()));
+        known.put(path, new Known(k.exists(), k.libraryMade(), true, k.removedByUs(), k.remakes(), k.contention()));
     }
 
     /** Records that this client removed {@code path}. */

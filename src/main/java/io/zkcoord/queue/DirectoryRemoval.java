@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,10 +36,12 @@ final class DirectoryRemoval {
     /**
      * Which directories a release of a grant decided on {@code lastRead} may remove with its
      * nodes: those where that read listed no node but ours (and {@code gonePath}, a node known
-     * deleted since, or null), known to be made by the library and not a hot key of this client
-     * ({@link KnownDirectories#removable}). A hint: the release's
-     * transaction fails whole (NOTEMPTY) if anyone queued since, and the nodes are then deleted
-     * alone.
+     * deleted since, or null), known to be made by the library, not a hot key of this client and
+     * not contended for it ({@link KnownDirectories#removableOnGrant}). With {@code gonePath}
+     * null the grant was decided on {@code lastRead} itself, just read (fresh); otherwise on an
+     * older read and a watch that saw {@code gonePath} go (stale: others may have queued since).
+     * A hint: the release's transaction fails whole (NOTEMPTY) if anyone queued since, the nodes
+     * are then deleted alone, and the client marks the directory contended.
      */
     List<String> removable(List<List<String>> lastRead, List<String> own, String gonePath) {
         KnownDirectories known = set.services().knownDirectories();
@@ -53,7 +56,7 @@ final class DirectoryRemoval {
                     break;
                 }
             }
-            if (alone && known.removable(dir)) {
+            if (alone && known.removableOnGrant(dir, gonePath == null)) {
                 removable.add(dir);
             }
         }
@@ -64,10 +67,12 @@ final class DirectoryRemoval {
      * Deletes the nodes of an acquisition that ends without a grant (abandoned, timed out, one
      * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
      * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
-     * is known to be made by the library, and where no other acquisition of this set runs, sends
+     * is known to be made by the library and not contended for this client ({@link
+     * KnownDirectories#removableOnLeave}), and where no other acquisition of this set runs, sends
      * one {@code delete} of the directory: it succeeds only if the directory is empty by then
-     * (the nodes ahead of ours have left too), and fails harmlessly otherwise. So a waiter that
-     * gives up last takes the directory along, at the cost of that one request.
+     * (the nodes ahead of ours have left too), and fails harmlessly otherwise (the client then
+     * marks the directory contended). So a waiter that gives up last takes the directory along,
+     * at the cost of that one request.
      *
      * @return completes once the nodes are deleted (or it stopped trying), as the plain deletion
      */
@@ -84,7 +89,7 @@ final class DirectoryRemoval {
             java.util.Optional<QueueNode> ours = QueueNode.parse(own);
             boolean behind = ours.isEmpty() || QueueNode.queue(lastRead.get(i)).stream()
                     .anyMatch(n -> n.sequence() > ours.get().sequence());
-            if (!behind && known.removable(dir)) {
+            if (!behind && known.removableOnLeave(dir)) {
                 tryDirs.add(dir);
             }
         }
@@ -105,6 +110,8 @@ final class DirectoryRemoval {
                     set.services().knownDirectories().removed(dir);
                 } else if (Code.get(rc) == Code.NONODE) {
                     set.services().knownDirectories().sawGone(dir);
+                } else if (Code.get(rc) == Code.NOTEMPTY) {
+                    set.services().knownDirectories().refused(dir); // others still queue there
                 }
             }, null);
         } catch (RuntimeException e) {
@@ -126,7 +133,8 @@ final class DirectoryRemoval {
                     done.complete(null);
                 } else {
                     if (code == Code.NOTEMPTY) {
-                        dirsToRemove.forEach(set.services().knownDirectories()::sawShared); // someone queued
+                        KnownDirectories known = set.services().knownDirectories();
+                        refusedDirs(dirsToRemove, paths.size(), results).forEach(known::refused);
                     }
                     done.completeExceptionally(KeeperException.create(code, paths.get(0)));
                 }
@@ -135,6 +143,22 @@ final class DirectoryRemoval {
             done.completeExceptionally(e);
         }
         return done;
+    }
+
+    /**
+     * @return the directories a refused removal found busy (someone queued there since): the one
+     *     whose delete failed NOTEMPTY, or all of them if the results do not say
+     */
+    private static List<String> refusedDirs(List<String> dirs, int firstDirOp, List<OpResult> results) {
+        if (results != null) {
+            for (int i = 0; i < dirs.size() && firstDirOp + i < results.size(); i++) {
+                if (results.get(firstDirOp + i) instanceof OpResult.ErrorResult err
+                        && err.getErr() == Code.NOTEMPTY.intValue()) {
+                    return List.of(dirs.get(i));
+                }
+            }
+        }
+        return dirs;
     }
 
     private static Throwable unwrap(Throwable failure) {

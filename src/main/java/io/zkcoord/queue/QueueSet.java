@@ -318,7 +318,8 @@ public final class QueueSet {
                 Code code = Code.get(rc);
                 if (code == Code.OK && stat != null) {
                     known.saw(dir, stat.getCzxid(),
-                            KnownDirectories.isLibraryMark(stat.getVersion(), stat.getCzxid(), stat.getMzxid()));
+                            KnownDirectories.isLibraryMark(stat.getVersion(), stat.getCzxid(), stat.getMzxid()),
+                            stat.getCversion());
                 } else if (code == Code.NONODE) {
                     known.sawGone(dir);
                 }
@@ -345,7 +346,8 @@ public final class QueueSet {
                 if (results.get(dirs.size() + i) instanceof OpResult.GetDataResult r && r.getStat() != null) {
                     org.apache.zookeeper.data.Stat st = r.getStat();
                     known.saw(dirs.get(i).path(), st.getCzxid(),
-                            KnownDirectories.isLibraryMark(st.getVersion(), st.getCzxid(), st.getMzxid()));
+                            KnownDirectories.isLibraryMark(st.getVersion(), st.getCzxid(), st.getMzxid()),
+                            st.getCversion());
                 } else {
                     known.sawGone(dirs.get(i).path());
                 }

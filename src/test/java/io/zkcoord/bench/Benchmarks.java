@@ -31,10 +31,12 @@ import org.apache.curator.test.TestingServer;
  *       until the shards are balanced again, at 10 to 1,000 shards over 3 and 10 members.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
- * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount}
- * (all but {@code pending} by default). {@code entity}: a lock per entity (a new key every cycle)
+ * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
+ * steady duplicate} (all but {@code pending} by default). {@code entity}: a lock per entity (a new key every cycle)
  * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
- * and after.
+ * and after; {@code steady}: k clients looping on one path the library made, writes per cycle in the
+ * first contention episode and after it; {@code duplicate}: 2 clients racing on each of many fresh
+ * keys, requests per key and directories left.
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
  * zookeeper.forceSync=no} (writes are not fsynced), to see the protocol without the disk;
@@ -47,10 +49,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards", "entity", "dircount");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi", "shards", "entity", "dircount");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -134,6 +136,15 @@ public final class Benchmarks {
                 progress.println("D. directory count ...");
                 entity.directoryCount();
             }
+            ContentionBench steady = new ContentionBench(connect, counters, out);
+            if (sections.contains("steady")) {
+                progress.println("S. steady contention across sessions ...");
+                steady.run();
+            }
+            if (sections.contains("duplicate")) {
+                progress.println("S2. duplicate requests on fresh keys ...");
+                steady.duplicates();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -165,6 +176,15 @@ public final class Benchmarks {
             if (sections.contains("dircount")) {
                 out.printf("   directory count: grew by at most %d znodes during and after (target: a few): %s%n",
                         entity.znodeGrowth, entity.znodeGrowth <= 10 ? "met" : "NOT MET");
+            }
+            if (sections.contains("steady")) {
+                out.printf("   steady contention across sessions: at most %.2f writes per cycle after the first episode"
+                        + " (target 2: create and delete, no refused removal): %s%n", steady.steadyWritesPerCycle,
+                        steady.steadyWritesPerCycle <= 2.02 ? "met" : "NOT MET");
+            }
+            if (sections.contains("duplicate")) {
+                out.printf("   duplicate requests on fresh keys: %d directories left (target 0): %s%n",
+                        steady.duplicateDirectoriesLeft, steady.duplicateDirectoriesLeft == 0 ? "met" : "NOT MET");
             }
             if (sections.contains("multi")) {
                 out.printf("   multi-lock: %.2f requests per uncontended cycle, 2 and 4 paths (target 3): %s%n",

@@ -32,6 +32,12 @@ import org.apache.zookeeper.ZooKeeper;
  * per waiter on the session's event thread. ZooKeeper sends one notification per session and
  * watched path however many watchers of that session wait on it, and the client then runs every
  * one of those watchers: the table shows both numbers.
+ *
+ * <p>The library variants measure the steady state. (a) first runs one contention episode on its
+ * fresh directory ({@link #firstEpisode}): there a release whose view of the queue was its node
+ * alone tries to remove the directory and is refused, once per client, and those two releases are
+ * rows of their own, (a'). (c)'s W0 and W1 share one lock object, whose release removes nothing
+ * while another of its acquisitions runs.
  */
 final class HerdBench {
 
@@ -128,8 +134,13 @@ final class HerdBench {
         ZooKeeper look = pool.get(0).zooKeeper();
         long baseWatches = counters.snap().watchCount();
         try {
-            HoldingThread holder = started(new HoldingThread("holder", lockOfSession.apply(0), order::add), all);
-            take(order, holder);
+            HoldingThread holder;
+            if (readWrite) {
+                holder = started(new HoldingThread("holder", lockOfSession.apply(0), order::add), all);
+                take(order, holder);
+            } else {
+                holder = firstEpisode(variant, n, dir, lockOfSession, order, all);
+            }
             HoldingThread writer = null;
             long expectedWatches = n;
             int expectedNodes = n + 1;
@@ -185,6 +196,50 @@ final class HerdBench {
         if (left != 0) {
             throw new IllegalStateException(left + " nodes left in " + dir);
         }
+    }
+
+    /**
+     * (a): the first contention episode on the fresh directory, measured (rows for the first
+     * queue length only), which leaves session 0 holding in the steady state the table measures.
+     * Session 0 locks alone (it makes the directory) and session 1 queues behind it: session 0's
+     * grant read showed its node alone, so its release tries to remove the directory with its
+     * node and is refused ({@code NOTEMPTY}). Session 0 queues again behind session 1, which was
+     * granted by the watch on a view of its node alone (stale: session 0 queued since), so its
+     * release is refused too. From then on both know the directory contended and remove nothing
+     * there ({@code io.zkcoord.internal.Contention}): session 0, granted by the watch, holds.
+     *
+     * @return session 0's holding thread
+     */
+    private HoldingThread firstEpisode(String variant, int n, String dir, IntFunction<ZkLock> lockOfSession,
+            BlockingQueue<HoldingThread> order, List<HoldingThread> all) throws Exception {
+        ZooKeeper look = pool.get(0).zooKeeper();
+        long baseWatches = counters.snap().watchCount();
+        HoldingThread first = started(new HoldingThread("first holder", lockOfSession.apply(0), order::add), all);
+        take(order, first);
+        HoldingThread second = started(new HoldingThread("second holder", lockOfSession.apply(1), order::add), all);
+        settle(() -> children(look, dir) == 2 && counters.snap().watchCount() == baseWatches + 1, SETUP_LIMIT,
+                () -> variant + ": session 1 queued behind session 0");
+        touchSessions();
+        ServerCounters.Snapshot s0 = counters.snap();
+        first.release();
+        take(order, second);
+        ServerCounters.Snapshot s1 = counters.settled();
+        HoldingThread holder = started(new HoldingThread("holder", lockOfSession.apply(0), order::add), all);
+        settle(() -> children(look, dir) == 2 && counters.snap().watchCount() == baseWatches + 1, SETUP_LIMIT,
+                () -> variant + ": session 0 queued behind session 1");
+        touchSessions();
+        ServerCounters.Snapshot s2 = counters.snap();
+        second.release();
+        take(order, holder);
+        ServerCounters.Snapshot s3 = counters.settled();
+        if (n == QUEUE_LENGTHS[0]) {
+            String episode = variant.replace("(a)", "(a')") + ", 1st episode";
+            rows.add(row(episode, 1, "fresh holder -> waiter", s0, s1, -1,
+                    "a refused removal: the holder read its node alone"));
+            rows.add(row(episode, 1, "its waiter -> it again", s2, s3, -1,
+                    "a refused removal: granted by the watch on a view of its node alone"));
+        }
+        return holder;
     }
 
     // ------------------------------------------------------------------ (b) naive

@@ -23,8 +23,11 @@ final class ServerCounters {
      * @param fsyncs transaction log fsyncs so far ({@code zk_cnt_fsynctime}; the server counts
      *     only those it makes, none with {@code zookeeper.forceSync=no}); -1 if not reported
      * @param call the number of this {@code mntr} call, counting from 1
+     * @param writes write requests processed so far ({@code zk_cnt_updatelatency}; a refused
+     *     {@code multi} counts as one)
+     * @param reads read requests (and pings) processed so far ({@code zk_cnt_readlatency})
      */
-    record Snapshot(long packets, long watchesFired, long watchCount, long fsyncs, long call) {
+    record Snapshot(long packets, long watchesFired, long watchCount, long fsyncs, long call, long writes, long reads) {
     }
 
     private final FourLetterWords server;
@@ -42,7 +45,8 @@ final class ServerCounters {
         long fired = value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
                 + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
         return new Snapshot(value(m, "zk_packets_received"), fired, value(m, "zk_watch_count"),
-                m.containsKey("zk_cnt_fsynctime") ? value(m, "zk_cnt_fsynctime") : -1, calls.incrementAndGet());
+                m.containsKey("zk_cnt_fsynctime") ? value(m, "zk_cnt_fsynctime") : -1, calls.incrementAndGet(),
+                value(m, "zk_cnt_updatelatency"), value(m, "zk_cnt_readlatency"));
     }
 
     /**

@@ -129,12 +129,13 @@ class SemaphoreHerdTest {
     // ------------------------------------------------------------------ (a) release
 
     /**
-     * One holder's {@code release()}: at most two notifications and 5 requests, and the first
-     * waiter, only it, gets the lease. Afterwards the next waiter has taken over the child watch.
+     * One holder's {@code release()}, in the first contention episode on a fresh key: at most two
+     * notifications and 6 requests, 3 of them writes, and the first waiter, only it, gets the
+     * lease. Afterwards the next waiter has taken over the child watch.
      */
     @Test
     void oneReleaseNotifiesTwoSessionsAtMost() throws Exception {
-        Queue q = queue("/herd/sem/release");
+        Queue q = queue("/herd/sem/release", client());
 
         Window w = new Window(q);
         q.holders.get(0).release();
@@ -148,8 +149,10 @@ class SemaphoreHerdTest {
         assertEquals(q.nodes.get(PERMITS), granted.nodePath(), "the first waiter's node holds");
         assertOnlyFirstWaiterGranted(q);
         assertTrue(w.fired <= 2, "notifications for one release: " + w.fired);
-        // The holder was granted on a read of its node alone: its release first tries to remove
-        // the directory with it (one multi, refused whole: NOTEMPTY), then deletes the node alone.
+        // The holder was granted on a read of its node alone, on a key new to its client: its
+        // release first tries to remove the directory with it (one multi, refused whole:
+        // NOTEMPTY), then deletes the node alone.
+        assertEquals(3, w.writes, "refused multi, delete, the first waiter's promotion (setData)");
         assertTrue(w.requests <= 6, "requests for one release (refused multi, delete, getChildren + setData of the"
                 + " first waiter, two getChildren of its successor): " + w.requests);
 
@@ -159,6 +162,41 @@ class SemaphoreHerdTest {
                 () -> "watches after the handoff: zk_watch_count " + flw.watchCount() + ", wchs " + flw.wchsTotal());
         log.info("MEASURED after the release: zk_watch_count {}, data watches (wchs) {}, child watches {}",
                 flw.watchCount(), flw.wchsTotal(), flw.watchCount() - flw.wchsTotal());
+    }
+
+    /**
+     * The same release in the steady state: the holder's client was refused a removal of this
+     * directory before (another member was in it), so it knows the directory contended and its
+     * release, granted again on a read of its node alone, is one delete: 2 writes with the first
+     * waiter's promotion, 5 requests at most, two notifications at most.
+     */
+    @Test
+    void oneReleaseInTheSteadyStateCostsFiveRequestsAtMost() throws Exception {
+        String dir = "/herd/sem/steady";
+        ZkClient holderClient = client();
+        ZkLease first = new ZkSemaphore(holderClient, dir, PERMITS).acquire(); // alone: makes the directory
+        ZkLease other = new ZkSemaphore(client(), dir, PERMITS).acquire();
+        first.release(); // refused: the other member's node is there
+        other.release(); // its view showed the first one's node: it removes nothing
+        assertNotNull(admin.zooKeeper().exists(dir, false), "the directory is kept");
+        assertEquals(List.of(), children(dir), "empty");
+        Queue q = queue(dir, holderClient);
+
+        Window w = new Window(q);
+        q.holders.get(0).release();
+        ZkLease granted = q.waiters.get(0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        w.close();
+
+        log.info("MEASURED semaphore release in the steady state, {} permits, {} waiters: notifications {}, requests {} "
+                + "(writes {}, reads {}); per session {}", PERMITS, WAITERS, w.fired, w.requests, w.writes, w.reads,
+                w.perSession);
+        assertTrue(granted.isValid());
+        assertEquals(q.nodes.get(PERMITS), granted.nodePath(), "the first waiter's node holds");
+        assertOnlyFirstWaiterGranted(q);
+        assertTrue(w.fired <= 2, "notifications for one release: " + w.fired);
+        assertEquals(2, w.writes, "delete, the first waiter's promotion (setData)");
+        assertTrue(w.requests <= 5, "requests for one release (delete, getChildren + setData of the first waiter,"
+                + " two getChildren of its successor): " + w.requests);
     }
 
     // ------------------------------------------------------------------ (b) a holder's session expires
@@ -171,7 +209,7 @@ class SemaphoreHerdTest {
      */
     @Test
     void oneHolderExpiryNotifiesTwoSessionsAtMost() throws Exception {
-        Queue q = queue("/herd/sem/expiry");
+        Queue q = queue("/herd/sem/expiry", client());
         ZkLease victim = q.holders.get(0);
 
         Window w = new Window(q);
@@ -221,7 +259,10 @@ class SemaphoreHerdTest {
 
     // ------------------------------------------------------------------ the queue
 
-    /** Three holders on their own clients, fifty waiters on ten clients, the queue checked on the server. */
+    /**
+     * Three holders on their own clients (holder 0 on {@code holder0}, which takes its lease first),
+     * fifty waiters on ten clients, the queue checked on the server.
+     */
     private final class Queue {
         final String dir;
         final List<ZkClient> holderClients = new ArrayList<>();
@@ -243,10 +284,10 @@ class SemaphoreHerdTest {
         }
     }
 
-    private Queue queue(String dir) throws Exception {
+    private Queue queue(String dir, ZkClient holder0) throws Exception {
         Queue q = new Queue(dir);
         for (int i = 0; i < PERMITS; i++) {
-            ZkClient c = client();
+            ZkClient c = i == 0 ? holder0 : client();
             q.holderClients.add(c);
             q.holders.add(new ZkSemaphore(c, dir, PERMITS).acquire());
         }

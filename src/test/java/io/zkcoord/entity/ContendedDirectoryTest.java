@@ -1,0 +1,306 @@
+package io.zkcoord.entity;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.zkcoord.ZkClient;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.testing.Await;
+import io.zkcoord.testing.FourLetterWords;
+import io.zkcoord.testing.HoldingThread;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Directories the library made, under contention across sessions: a release whose view of the
+ * queue was its node alone tries to remove the directory, and is refused ({@code NOTEMPTY}) if
+ * someone queued since; the client then knows the directory contended and removes nothing there
+ * until the episode is over. Counted on the server ({@code mntr}): one refused removal per client
+ * in the first episode, then 1 write per handoff. The container reaper is held off, so every
+ * removal seen is the library's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ContendedDirectoryTest {
+
+    private static final Logger log = LoggerFactory.getLogger(ContendedDirectoryTest.class);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Long sessions: a client pings after a third of it without sending, and every window is opened by a request. */
+    private static final Duration LONG_SESSION = Duration.ofSeconds(60);
+    private static final int HANDOFFS = 12;
+
+    private TestingServer server;
+    private FourLetterWords flw;
+    private ZkClient admin;
+    private final List<ZkClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    void startServer() throws Exception {
+        FourLetterWords.enableAllCommands();
+        server = EntityServers.withoutReaper();
+        flw = FourLetterWords.of(server.getConnectString());
+        admin = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
+    }
+
+    @AfterAll
+    void stopServer() throws Exception {
+        admin.close();
+        server.close();
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(ZkClient::close);
+        clients.clear();
+    }
+
+    private ZkClient client() {
+        ZkClient c = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
+        clients.add(c);
+        return c;
+    }
+
+    /**
+     * Two sessions taking turns on one fresh key, each queueing again while the other holds: the
+     * first holder's release and the first waiter's (granted by the watch on a view of its node
+     * alone) each pay one refused removal, 2 writes; every later handoff is 1 write, 1 request and
+     * 1 notification, and the directory is kept throughout.
+     */
+    @Test
+    void twoSessionsPayOneRefusedRemovalEachThenOneWritePerHandoff() throws Exception {
+        List<Handoff> handoffs = takeTurns("/steady/two", 2);
+        for (int i = 0; i < handoffs.size(); i++) {
+            Handoff h = handoffs.get(i);
+            assertEquals(1, h.fired, "notifications of handoff " + i);
+            if (i < 2) {
+                assertEquals(2, h.writes, "handoff " + i + " (first episode): a refused removal, then the delete");
+            } else {
+                assertEquals(1, h.writes, "handoff " + i + ": the delete alone");
+                assertEquals(1, h.requests, "handoff " + i + ": the delete; the successor holds on its watch");
+            }
+        }
+    }
+
+    /**
+     * Three sessions taking turns: the same first episode (the first holder's fresh view and the
+     * first waiter's stale one), then 1 write per handoff; the others read a queue with nodes
+     * behind theirs and never try a removal.
+     */
+    @Test
+    void threeSessionsPayOneRefusedRemovalEachThenOneWritePerHandoff() throws Exception {
+        List<Handoff> handoffs = takeTurns("/steady/three", 3);
+        for (int i = 0; i < handoffs.size(); i++) {
+            Handoff h = handoffs.get(i);
+            assertEquals(1, h.fired, "notifications of handoff " + i);
+            assertEquals(i < 2 ? 2 : 1, h.writes, "writes of handoff " + i);
+        }
+    }
+
+    /**
+     * A key contended once, whose last waiter removed the directory: the client that was refused
+     * uses it again alone, makes it again (a new lifetime, so the episode is over for it too) and
+     * removes it with its release.
+     */
+    @Test
+    void aKeyRemovedByItsLastWaiterIsRemovedAgainByTheNextUse() throws Exception {
+        String path = "/episode/removed";
+        ZkMutex refused = new ZkMutex(client(), path);
+        ZkMutex last = new ZkMutex(client(), path);
+        refused.lock();
+        HoldingThread waiter = queued(last, path, 2);
+        refused.unlock(); // refused: the waiter is queued
+        waiter.release();
+        join(waiter);
+        assertNull(stat(path), "the waiter, never refused, removed the directory with its node");
+
+        refused.lock();
+        assertEquals(refused.fencingToken(), stat(path).getCzxid(), "made again in the node's transaction");
+        refused.unlock();
+        assertNull(stat(path), "removed by the release of the client that was refused before");
+    }
+
+    /**
+     * A key contended once, whose last holder knew it contended: the directory is kept (left to
+     * the reaper); the next use alone cannot tell yet that the episode is over and keeps it too;
+     * the one after finds that nobody touched the directory in between (its child version up by
+     * exactly its own delete and create) and removes it.
+     */
+    @Test
+    void aKeyKeptByAContendedClientIsRemovedByItsSecondQuietUse() throws Exception {
+        String path = "/episode/kept";
+        ZkMutex x = new ZkMutex(client(), path);
+        ZkMutex y = new ZkMutex(client(), path);
+        x.lock();
+        HoldingThread yHolds = queued(y, path, 2);
+        x.unlock(); // refused: y is queued
+        Await.until(WAIT, () -> children(path).size() == 1, "x's node deleted");
+        HoldingThread xHolds = queued(x, path, 2);
+        yHolds.release(); // y was granted on a stale view of its node alone: refused, x is queued
+        join(yHolds);
+        xHolds.release(); // x knows the directory contended: its node alone
+        join(xHolds);
+        Stat kept = stat(path);
+        assertNotNull(kept, "the last holder of the episode knew it contended: the directory is kept");
+        assertEquals(0, kept.getNumChildren());
+
+        x.lock();
+        x.unlock();
+        assertNotNull(stat(path), "first use alone: no quiet cycle seen yet");
+        assertEquals(kept.getCzxid(), stat(path).getCzxid());
+        x.lock();
+        x.unlock();
+        assertNull(stat(path), "second use alone: nobody came between the two, the directory goes");
+    }
+
+    // ------------------------------------------------------------------ taking turns
+
+    /** What one handoff cost the server. */
+    private record Handoff(long fired, long requests, long writes, long reads) {
+    }
+
+    /**
+     * {@code k} sessions, each with its own {@link ZkMutex} on {@code path} (fresh: the library
+     * makes the directory). Session 0 holds; the others queue one by one; then {@link #HANDOFFS}
+     * times: the holder releases once every other session is queued and watching, its successor
+     * holds, and the releaser queues again. Each release is measured between two {@code mntr}
+     * readings.
+     */
+    private List<Handoff> takeTurns(String path, int k) throws Exception {
+        List<ZkClient> sessions = new ArrayList<>();
+        List<ZkMutex> locks = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            sessions.add(client());
+            locks.add(new ZkMutex(sessions.get(i), path));
+        }
+        BlockingQueue<HoldingThread> order = new LinkedBlockingQueue<>();
+        HoldingThread[] threads = new HoldingThread[k];
+        threads[0] = new HoldingThread("session-0", locks.get(0), order::add);
+        threads[0].start();
+        assertSame(threads[0], order.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "session 0 holds");
+        for (int i = 1; i < k; i++) {
+            threads[i] = new HoldingThread("session-" + i, locks.get(i), order::add);
+            threads[i].start();
+            awaitQueue(path, i + 1);
+        }
+        List<Handoff> handoffs = new ArrayList<>();
+        int holder = 0;
+        for (int h = 0; h < HANDOFFS; h++) {
+            int next = (holder + 1) % k;
+            for (ZkClient c : sessions) {
+                c.zooKeeper().exists("/", false); // no session is due to ping inside the window
+            }
+            admin.zooKeeper().exists("/", false);
+            Map<String, String> before = flw.mntr();
+            threads[holder].release();
+            join(threads[holder]);
+            assertSame(threads[next], order.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "session " + next + " holds");
+            Map<String, String> after = settled();
+            Handoff handoff = new Handoff(fired(after) - fired(before),
+                    value(after, "zk_packets_received") - value(before, "zk_packets_received") - mntrCalls,
+                    value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
+                    value(after, "zk_cnt_readlatency") - value(before, "zk_cnt_readlatency"));
+            log.info("{} sessions, handoff {}: {}", k, h, handoff);
+            handoffs.add(handoff);
+            assertNotNull(stat(path), "the directory is kept while sessions queue in it");
+            threads[holder] = new HoldingThread("session-" + holder, locks.get(holder), order::add);
+            threads[holder].start();
+            awaitQueue(path, k);
+            holder = next;
+        }
+        threads[holder].release();
+        join(threads[holder]);
+        for (HoldingThread t : threads) {
+            t.release();
+        }
+        for (HoldingThread t : threads) {
+            join(t);
+        }
+        return handoffs;
+    }
+
+    /** Waits until {@code path} holds {@code nodes} nodes and each but the first is watched by its waiter. */
+    private void awaitQueue(String path, int nodes) {
+        Await.until(WAIT, () -> children(path).size() == nodes && flw.wchsTotal() == nodes - 1
+                && flw.watchCount() == nodes - 1, () -> nodes + " nodes in " + path + " and " + (nodes - 1)
+                + " data watches; have " + children(path).size() + ", " + flw.wchsTotal() + " (wchs), "
+                + flw.watchCount() + " (all)");
+    }
+
+    /** Starts a thread taking {@code lock} and waits until its node is the {@code nodes}th in the queue. */
+    private HoldingThread queued(ZkMutex lock, String path, int nodes) {
+        HoldingThread t = new HoldingThread("waiter", lock, held -> { });
+        t.start();
+        awaitQueue(path, nodes);
+        return t;
+    }
+
+    private static void join(HoldingThread t) throws InterruptedException {
+        t.join(WAIT.toMillis());
+        assertEquals(false, t.isAlive(), t.getName() + " ended");
+        assertNull(t.failure(), t.getName() + " failed");
+    }
+
+    // ------------------------------------------------------------------ the server's counters
+
+    private int mntrCalls;
+
+    /** Reads mntr until two readings 20 ms apart differ by nothing but the later call; counts the calls. */
+    private Map<String, String> settled() throws InterruptedException {
+        mntrCalls = 1;
+        Map<String, String> previous = flw.mntr();
+        for (int i = 0; i < 500; i++) {
+            TimeUnit.MILLISECONDS.sleep(20);
+            Map<String, String> now = flw.mntr();
+            mntrCalls++;
+            if (fired(now) == fired(previous)
+                    && value(now, "zk_packets_received") - value(previous, "zk_packets_received") == 1) {
+                return now;
+            }
+            previous = now;
+        }
+        throw new AssertionError("server counters still moving after 10 s");
+    }
+
+    private static long fired(Map<String, String> m) {
+        return value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
+                + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
+    }
+
+    private static long value(Map<String, String> m, String key) {
+        String v = m.get(key);
+        assertNotNull(v, "mntr has no " + key);
+        return (long) Double.parseDouble(v);
+    }
+
+    private Stat stat(String path) throws Exception {
+        return admin.zooKeeper().exists(path, false);
+    }
+
+    private List<String> children(String dir) {
+        try {
+            return admin.zooKeeper().getChildren(dir, false);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
