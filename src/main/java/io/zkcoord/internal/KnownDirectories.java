@@ -22,7 +22,8 @@ import java.util.Map;
  * ({@code NOTEMPTY}). From that refusal on, the directory is contended for this client, and its
  * releases remove nothing there until a quiet cycle of its own or the directory's next lifetime
  * ({@link Contention}: the rule, and why), so steady contention pays no refused removal at every
- * handoff. A refused {@code delete} of the directory by an acquisition that gave up counts too.
+ * handoff. A refused {@code delete} of the directory by an acquisition that gave up does not
+ * count: the nodes it saw ahead of its own refuse it as well.
  *
  * <p><b>Hot keys.</b> A directory this client removed and then made again {@value #HOT_REMAKES}
  * times is a key in steady use (a lock taken over and over): this client no longer removes it, so

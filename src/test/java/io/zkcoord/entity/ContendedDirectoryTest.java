@@ -170,6 +170,28 @@ class ContendedDirectoryTest {
         assertNull(stat(path), "second use alone: nobody came between the two, the directory goes");
     }
 
+    /**
+     * A client that gave up waiting behind a holder (its {@code delete} of the directory refused:
+     * the holder's node, which it saw, was still there) and then waits again and holds last: the
+     * refusal said nothing about others queueing since it looked, so its release, on a view of its
+     * node alone, removes the directory. The duplicate request of a lock per entity, retried.
+     */
+    @Test
+    void aWaiterThatGaveUpStillRemovesTheDirectoryWhenItHoldsLast() throws Exception {
+        String path = "/episode/retried";
+        ZkMutex holder = new ZkMutex(client(), path);
+        ZkClient retrying = client();
+        holder.lock();
+        ZkMutex first = new ZkMutex(retrying, path);
+        assertEquals(false, first.tryLock(50, TimeUnit.MILLISECONDS), "the holder holds");
+        Await.until(WAIT, () -> children(path).size() == 1, "the node of the acquisition that gave up deleted");
+        HoldingThread retry = queued(new ZkMutex(retrying, path), path, 2);
+        holder.unlock(); // refused: the retry is queued
+        retry.release(); // granted by the watch on a view of its node alone, and last
+        join(retry);
+        assertNull(stat(path), "the last holder removed the directory with its node");
+    }
+
     // ------------------------------------------------------------------ taking turns
 
     /** What one handoff cost the server. */
