@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.HoldingThread;
@@ -190,6 +191,31 @@ class ContendedDirectoryTest {
         retry.release(); // granted by the watch on a view of its node alone, and last
         join(retry);
         assertNull(stat(path), "the last holder removed the directory with its node");
+    }
+
+    /**
+     * A downgrade on a fresh key, by one client alone: the write hold was granted on a read of its
+     * node alone, but when it is released the thread's own read node shares the directory, so
+     * the release removes nothing and tries nothing (no refused removal, no contended mark). The
+     * key is then the client's alone as before, and its next use removes the directory.
+     */
+    @Test
+    void aDowngradeIsNoContention() throws Exception {
+        String path = "/episode/downgrade";
+        ZkReadWriteLock rw = new ZkReadWriteLock(client(), path);
+        rw.writeLock().lock();
+        rw.readLock().lock(); // downgrade: held at once beside the write node
+        Map<String, String> before = flw.mntr();
+        rw.writeLock().unlock();
+        Map<String, String> after = flw.mntr();
+        assertEquals(1, value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
+                "the write node's delete alone: the read node is in the directory");
+        rw.readLock().unlock();
+        assertNotNull(stat(path), "the read hold's view showed the write node: it removes nothing");
+
+        rw.writeLock().lock();
+        rw.writeLock().unlock();
+        assertNull(stat(path), "used alone again, the key's directory goes with its node");
     }
 
     // ------------------------------------------------------------------ taking turns
