@@ -68,8 +68,8 @@ final class DirectoryRemoval {
      * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
      * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
      * is known to be made by the library and not contended for this client ({@link
-     * KnownDirectories#removableOnLeave}), and where no other acquisition of this set runs, sends
-     * one {@code delete} of the directory: it succeeds only if the directory is empty by then
+     * KnownDirectories#removableOnLeave}), and where no other acquisition of this client runs
+     * ({@link QueueSet#busy}), sends one {@code delete} of the directory: it succeeds only if the directory is empty by then
      * (the nodes ahead of ours have left too), and fails harmlessly otherwise. That refusal does
      * not mark the directory contended: a node this acquisition saw ahead of its own, still there,
      * refuses it as well as one queued since. So a waiter that gives up last takes the directory

@@ -194,6 +194,25 @@ class ContendedDirectoryTest {
     }
 
     /**
+     * The duplicate request of a lock per entity inside one service: two lock objects of one
+     * client on one fresh key, the second waiting while the first holds. The first's release is
+     * refused by the second's node; the second, granted by its watch on a view of its node alone
+     * and the last, removes the directory with its node.
+     */
+    @Test
+    void aDuplicateRequestInOneClientLeavesNoDirectory() throws Exception {
+        String path = "/episode/one-client";
+        ZkClient service = client();
+        ZkMutex first = new ZkMutex(service, path);
+        first.lock();
+        HoldingThread second = queued(new ZkMutex(service, path), path, 2);
+        first.unlock();
+        second.release();
+        join(second);
+        assertNull(stat(path), "the last holder removed the directory with its node");
+    }
+
+    /**
      * A downgrade on a fresh key, by one client alone: the write hold was granted on a read of its
      * node alone, but when it is released the thread's own read node shares the directory, so
      * the release removes nothing and tries nothing (no refused removal, no contended mark). The

@@ -115,6 +115,27 @@ class KnownDirectoriesTest {
         assertFalse(known.removableOnGrant(DIR, true), "made again " + KnownDirectories.HOT_REMAKES + " times");
     }
 
+    /**
+     * Acquisitions running per directory are counted exactly, whatever the bound of what is
+     * remembered: a directory is busy until the last of them ends.
+     */
+    @Test
+    void runningAcquisitionsAreCountedPerDirectory() {
+        KnownDirectories known = new KnownDirectories(1);
+        known.acquisitionStarted(DIR);
+        known.acquisitionStarted(DIR);
+        known.acquisitionStarted("/locks/other");
+        known.sawMade("/locks/a", CZXID);
+        known.sawMade("/locks/b", CZXID); // DIR is long forgotten as a known directory
+        known.acquisitionEnded(DIR);
+        assertTrue(known.acquiring(DIR), "one of two still runs");
+        known.acquisitionEnded(DIR);
+        assertFalse(known.acquiring(DIR));
+        assertTrue(known.acquiring("/locks/other"));
+        known.acquisitionEnded("/locks/other");
+        assertFalse(known.acquiring("/locks/other"));
+    }
+
     /** Bounded: the directories used last are remembered; the others are merely unknown. */
     @Test
     void rememberedDirectoriesAreBounded() {
