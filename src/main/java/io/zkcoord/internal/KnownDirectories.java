@@ -35,7 +35,8 @@ import java.util.Map;
  * forgotten, so a service that locks a new key every time (one lock per order id) holds no memory
  * for keys it never uses again. A forgotten directory is merely unknown.
  *
- * <p>Thread-safe: every method takes the object's monitor, briefly.
+ * <p>Thread-safe: every method takes the object's monitor, briefly, except the count of running
+ * acquisitions, a concurrent map of its own.
  */
 public final class KnownDirectories {
 
