@@ -672,6 +672,7 @@ final class SessionLifecycle {
             return;
         }
         log.info("{}: closing", name);
+        tlsWatch.close();
         for (StaleSession stale : staleSessions) {
             stale.abandon();
         }

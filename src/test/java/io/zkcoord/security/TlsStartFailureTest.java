@@ -14,6 +14,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.SilentServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -168,6 +169,30 @@ class TlsStartFailureTest {
         } finally {
             Files.deleteIfExists(trustStore);
         }
+    }
+
+    /**
+     * close() while a probe waits on a server that accepts TCP and never answers the handshake
+     * (here with a 30 s connection timeout, so each probe may wait 15 s): no thread of the probe is
+     * left behind, as close() promises for a client that is still connecting.
+     */
+    @Test
+    void closeDuringAProbeLeavesNoProbeThread() throws Exception {
+        try (SilentServer silent = new SilentServer()) {
+            ZkClient client = started(silent.connectString(), TlsSettings.client(certs.trustStore, certs.aliceKeyStore));
+            try {
+                Await.until("a TLS probe is under way", WAIT, () -> !probeThreads().isEmpty());
+            } finally {
+                client.close();
+            }
+            Await.until(Duration.ofSeconds(5), () -> probeThreads().isEmpty(),
+                    () -> "probe threads left after close(): " + probeThreads());
+        }
+    }
+
+    private static List<String> probeThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.contains("tls-probe")).toList();
     }
 
     private static void assertRefused(Throwable t, TlsConnectException.Problem problem, String word) {
