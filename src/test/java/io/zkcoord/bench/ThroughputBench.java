@@ -38,6 +38,15 @@ final class ThroughputBench {
     private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Uncontended: lock and floor cycles alternate one by one for this long. */
     private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(12);
+    /**
+     * Uncontended warm-up, in seconds ({@code -Dbench.uncontendedWarmup=N}, default 20). At the few
+     * hundred cycles per second each loop gets here, a method run once per cycle reaches the JIT's
+     * optimising tier (C2, about 5,000 calls) only after 10 to 20 s: a shorter warm-up measures
+     * the library's code, which runs once per cycle, against the ZooKeeper client's code, which
+     * both sides run and so gets hot twice as fast, in its profiling tier. docs/herd-effect.md,
+     * section 14 (Hot path) shows the caller's CPU per cycle falling for the first 20 s.
+     */
+    private static final long UNCONTENDED_WARMUP_SECONDS = Long.getLong("bench.uncontendedWarmup", 20);
     private static final int REQUEST_COUNT_CYCLES = 200;
     private static final long CONTENDED_WINDOW_MILLIS = 5_000;
 
@@ -120,10 +129,11 @@ final class ThroughputBench {
                     return acquired;
                 };
                 // The floors: the same three requests with the same node name shape and data size.
+                // Their acquiring part starts before the node's name and data are made, as lock()'s does.
                 Cycle sequentialFloor = () -> {
+                    long t0 = System.nanoTime();
                     String prefix = rawDir + "/lock-" + attemptId() + "-";
                     byte[] data = ownerData();
-                    long t0 = System.nanoTime();
                     String path = raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
                     raw.getChildren(rawDir, false);
                     long acquired = System.nanoTime() - t0;
@@ -131,10 +141,10 @@ final class ThroughputBench {
                     return acquired;
                 };
                 Cycle oneRoundTripFloor = () -> {
+                    long t0 = System.nanoTime();
                     String prefix = rawDir + "/lock-" + attemptId() + "-";
                     byte[] data = ownerData();
                     PipelinedEnqueue enqueue = new PipelinedEnqueue();
-                    long t0 = System.nanoTime();
                     raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL, enqueue,
                             null);
                     raw.getChildren(rawDir, false, enqueue, null); // sent before the create's reply
@@ -149,7 +159,7 @@ final class ThroughputBench {
                 List<Cycle> cycles = List.of(lockCycle, sequentialFloor, oneRoundTripFloor);
                 // Warm-up, then one cycle of each in turn: load from other processes hits all alike.
                 List<Run> warm = List.of(new Run(""), new Run(""), new Run(""));
-                alternate(cycles, WARMUP_NANOS, warm);
+                alternate(cycles, TimeUnit.SECONDS.toNanos(UNCONTENDED_WARMUP_SECONDS), warm);
                 List<Run> runs = List.of(lib, sequential, oneRtt);
                 alternate(cycles, UNCONTENDED_NANOS, runs);
                 // Requests per cycle: each loop alone between two server readings.
@@ -167,10 +177,11 @@ final class ThroughputBench {
                 uncontendedRequests = lib.requestsPerCycle();
                 out.println();
                 out.println("1. Uncontended, one thread, one client (and one raw handle), " + UNCONTENDED_NANOS / 1_000_000_000
-                        + " s after 1 s warm-up. The three loops take one cycle each in turn (the first of");
+                        + " s after " + UNCONTENDED_WARMUP_SECONDS + " s warm-up (-Dbench.uncontendedWarmup=N). The three loops"
+                        + " take one cycle each in turn (the first of");
                 out.println("   each round rotating), so load from other processes hits all alike; cycles/s = cycles / time"
                         + " spent in them. acquire = lock(), or from");
-                out.println("   sending the create to the children's reply. Requests and fsyncs per cycle from "
+                out.println("   making the node's name and data to the children's reply. Requests and fsyncs per cycle from "
                         + REQUEST_COUNT_CYCLES + " cycles of each alone (mntr);");
                 out.println("   caller CPU = CPU time per cycle of the calling thread (ZooKeeper's I/O threads not included).");
                 out.println("   (c) sends the create (Create2Callback) and the getChildren back to back, waits for both"
