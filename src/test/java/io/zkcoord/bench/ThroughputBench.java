@@ -39,14 +39,17 @@ final class ThroughputBench {
     /** Uncontended: lock and floor cycles alternate one by one for this long. */
     private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(12);
     /**
-     * Uncontended warm-up, in seconds ({@code -Dbench.uncontendedWarmup=N}, default 20). At the few
-     * hundred cycles per second each loop gets here, a method run once per cycle reaches the JIT's
-     * optimising tier (C2, about 5,000 calls) only after 10 to 20 s: a shorter warm-up measures
-     * the library's code, which runs once per cycle, against the ZooKeeper client's code, which
-     * both sides run and so gets hot twice as fast, in its profiling tier. docs/herd-effect.md,
-     * section 14 (Hot path) shows the caller's CPU per cycle falling for the first 20 s.
+     * Uncontended warm-up: cycles of each loop ({@code -Dbench.uncontendedWarmup=N}, default
+     * 15,000), and at most {@link #UNCONTENDED_WARMUP_MAX_NANOS}. A method run once per cycle
+     * reaches the JIT's optimising tier (C2) after some thousands of calls and a place in the
+     * compile queue: at the few hundred cycles per second each loop gets here, 10 to 40 s. A
+     * shorter warm-up measures the library's code, which runs once per cycle, in the JIT's
+     * profiling tier against the ZooKeeper client's code, which both sides run and so is compiled
+     * first. docs/herd-effect.md, section 14 (Hot path), shows the caller's CPU per cycle falling
+     * over the first 20 s.
      */
-    private static final long UNCONTENDED_WARMUP_SECONDS = Long.getLong("bench.uncontendedWarmup", 20);
+    private static final long UNCONTENDED_WARMUP_CYCLES = Long.getLong("bench.uncontendedWarmup", 15_000);
+    private static final long UNCONTENDED_WARMUP_MAX_NANOS = TimeUnit.SECONDS.toNanos(90);
     private static final int REQUEST_COUNT_CYCLES = 200;
     private static final long CONTENDED_WINDOW_MILLIS = 5_000;
 
@@ -159,7 +162,12 @@ final class ThroughputBench {
                 List<Cycle> cycles = List.of(lockCycle, sequentialFloor, oneRoundTripFloor);
                 // Warm-up, then one cycle of each in turn: load from other processes hits all alike.
                 List<Run> warm = List.of(new Run(""), new Run(""), new Run(""));
-                alternate(cycles, TimeUnit.SECONDS.toNanos(UNCONTENDED_WARMUP_SECONDS), warm);
+                long warmStart = System.nanoTime();
+                while (warm.get(0).cycles < UNCONTENDED_WARMUP_CYCLES
+                        && System.nanoTime() - warmStart < UNCONTENDED_WARMUP_MAX_NANOS) {
+                    alternate(cycles, TimeUnit.SECONDS.toNanos(1), warm);
+                }
+                long warmSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - warmStart);
                 List<Run> runs = List.of(lib, sequential, oneRtt);
                 alternate(cycles, UNCONTENDED_NANOS, runs);
                 // Requests per cycle: each loop alone between two server readings.
@@ -177,8 +185,8 @@ final class ThroughputBench {
                 uncontendedRequests = lib.requestsPerCycle();
                 out.println();
                 out.println("1. Uncontended, one thread, one client (and one raw handle), " + UNCONTENDED_NANOS / 1_000_000_000
-                        + " s after " + UNCONTENDED_WARMUP_SECONDS + " s warm-up (-Dbench.uncontendedWarmup=N). The three loops"
-                        + " take one cycle each in turn (the first of");
+                        + " s after a warm-up of " + warm.get(0).cycles + " cycles each in " + warmSeconds
+                        + " s (-Dbench.uncontendedWarmup=CYCLES). The three loops take one cycle each in turn (the first of");
                 out.println("   each round rotating), so load from other processes hits all alike; cycles/s = cycles / time"
                         + " spent in them. acquire = lock(), or from");
                 out.println("   making the node's name and data to the children's reply. Requests and fsyncs per cycle from "
