@@ -35,6 +35,7 @@ import org.apache.zookeeper.data.Stat;
 final class ThroughputBench {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean ALLOCATION = (com.sun.management.ThreadMXBean) THREADS;
     private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Uncontended: lock and floor cycles alternate one by one for this long. */
     private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(12);
@@ -82,6 +83,8 @@ final class ThroughputBench {
         long fsyncs;
         /** CPU time of the calling thread (not ZooKeeper's I/O threads). */
         long cpuNanos;
+        /** Bytes allocated by the calling thread. */
+        long allocatedBytes;
         /** Whole cycles. */
         final Samples latencies = new Samples();
         /** The acquiring part of each cycle: lock(), or create up to the children's reply. */
@@ -191,11 +194,12 @@ final class ThroughputBench {
                         + " spent in them. acquire = lock(), or from");
                 out.println("   making the node's name and data to the children's reply. Requests and fsyncs per cycle from "
                         + REQUEST_COUNT_CYCLES + " cycles of each alone (mntr);");
-                out.println("   caller CPU = CPU time per cycle of the calling thread (ZooKeeper's I/O threads not included).");
+                out.println("   caller CPU, caller bytes = CPU time and bytes allocated per cycle by the calling thread (ZooKeeper's"
+                        + " I/O and event threads not included).");
                 out.println("   (c) sends the create (Create2Callback) and the getChildren back to back, waits for both"
                         + " replies, then deletes synchronously.");
                 out.printf("   %-48s %9s %10s %10s %10s %12s %10s %11s%n", "", "cycles/s", "acq p50", "acq p99",
-                        "cycle p50", "requests/cyc", "fsyncs/cyc", "caller CPU");
+                        "cycle p50", "requests/cyc", "fsyncs/cyc", "caller CPU", "caller bytes");
                 for (Run r : runs) {
                     printRun(r);
                 }
@@ -278,9 +282,10 @@ final class ThroughputBench {
     }
 
     private void printRun(Run run) {
-        out.printf("   %-48s %9.0f %7.2f ms %7.2f ms %7.2f ms %12.2f %10.2f %8.0f us%n", run.label, run.perSecond(),
+        out.printf("   %-48s %9.0f %7.2f ms %7.2f ms %7.2f ms %12.2f %10.2f %8.0f us %12.0f%n", run.label, run.perSecond(),
                 run.acquireP50(), run.acquire.percentileMillis(99), run.latencies.percentileMillis(50),
-                run.requestsPerCycle(), run.fsyncsPerCycle(), run.cpuNanos / 1e3 / run.cycles);
+                run.requestsPerCycle(), run.fsyncsPerCycle(), run.cpuNanos / 1e3 / run.cycles,
+                run.allocatedBytes / (double) run.cycles);
     }
 
     /** One cycle of each in turn; round r starts with loop r mod n. */
@@ -297,9 +302,11 @@ final class ThroughputBench {
 
     private static void once(Cycle cycle, Run into) throws Exception {
         long cpu0 = THREADS.getCurrentThreadCpuTime();
+        long bytes0 = ALLOCATION.getCurrentThreadAllocatedBytes();
         long t0 = System.nanoTime();
         long acquired = cycle.run();
         long took = System.nanoTime() - t0;
+        into.allocatedBytes += ALLOCATION.getCurrentThreadAllocatedBytes() - bytes0;
         into.cpuNanos += THREADS.getCurrentThreadCpuTime() - cpu0;
         into.latencies.add(took);
         into.acquire.add(acquired);
