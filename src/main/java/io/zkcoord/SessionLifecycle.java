@@ -86,7 +86,8 @@ final class SessionLifecycle {
     /**
      * As {@link #nextSession}, but failed at once with the {@link TlsConnectException} while the
      * {@link TlsWatch} finds that every server refuses this client's TLS for good. Replaced (events
-     * thread) when a later probe no longer finds that, and when a session is lost.
+     * thread) when a later probe no longer finds that, when a session comes (by {@link
+     * #nextSession}, if a refusal had failed it), and when a session is lost.
      */
     private volatile CompletableFuture<ZkSession> nextUnlessRefused = new CompletableFuture<>();
     /** Probes the servers' TLS while there is no session; events thread only. */
@@ -524,7 +525,12 @@ final class SessionLifecycle {
                 h.session.timeoutMillis());
         transition(state == ConnectionState.CONNECTING ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
         waiting.complete(h.session);
-        waitingUnlessRefused.complete(h.session); // unless failed by a TLS refusal: replaced at the next loss
+        if (!waitingUnlessRefused.complete(h.session)) {
+            // Failed by a TLS refusal that this session ended: from now on, as nextSession. Kept
+            // failed, it would fail an acquisition that comes after this session's handle stopped
+            // and before the loss below replaces it, with a refusal long over.
+            nextUnlessRefused = waiting;
+        }
         staleSessions.removeIf(StaleSession::isDone);
         for (StaleSession stale : staleSessions) {
             stale.newSessionEstablished(events);
@@ -672,6 +678,7 @@ final class SessionLifecycle {
             return;
         }
         log.info("{}: closing", name);
+        tlsWatch.close();
         for (StaleSession stale : staleSessions) {
             stale.abandon();
         }

@@ -43,7 +43,8 @@ import org.apache.zookeeper.common.ClientX509Util;
  * answer proves a plain-text port.
  *
  * <p>Nothing but the handshake is sent on the TLS connection; each probe's connection and threads
- * end before {@link #probe} returns. Stateless; thread-safe.
+ * end before {@link #probe} returns, or soon after it if the caller is interrupted (then it returns
+ * empty at once). Stateless; thread-safe.
  */
 final class TlsProbe {
 
@@ -66,7 +67,8 @@ final class TlsProbe {
      * Probes every server of {@code connectString}, each within {@code budgetMillis}.
      *
      * @return the TLS failure if every server answered with one; empty if any server completed a
-     *     handshake, could not be reached (the client may reach it later), or did not answer in time
+     *     handshake, could not be reached (the client may reach it later), or did not answer in time;
+     *     empty at once if the calling thread is interrupted (its interrupt flag is set again)
      */
     static Optional<TlsConnectException> probe(String connectString, ZKClientConfig config, long budgetMillis) {
         List<InetSocketAddress> servers = new ConnectStringParser(connectString).getServerAddresses();
@@ -78,17 +80,41 @@ final class TlsProbe {
                     "cannot set up TLS for " + connectString + " with the client's zookeeper.ssl settings: "
                             + e.getMessage(), e));
         }
+        // One thread per server, of our own: a probe blocks for up to its budget, which must not
+        // hold up a shared pool, and an interrupt of the caller must reach every probe.
         List<CompletableFuture<Optional<Answer>>> answers = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
         for (InetSocketAddress server : servers) {
-            answers.add(CompletableFuture.supplyAsync(() -> probe(context, server, budgetMillis)));
+            CompletableFuture<Optional<Answer>> answer = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    answer.complete(probe(context, server, budgetMillis));
+                } catch (RuntimeException | Error e) {
+                    answer.completeExceptionally(e);
+                }
+            },
+                    "zkcoord-tls-probe-" + server.getHostString() + ":" + server.getPort());
+            t.setDaemon(true);
+            answers.add(answer);
+            threads.add(t);
         }
+        threads.forEach(Thread::start);
         List<Answer> failures = new ArrayList<>();
-        for (CompletableFuture<Optional<Answer>> a : answers) {
-            Optional<Answer> answer = a.join();
-            if (answer.isEmpty()) {
-                return Optional.empty();
+        try {
+            for (CompletableFuture<Optional<Answer>> a : answers) {
+                Optional<Answer> answer = a.get();
+                if (answer.isEmpty()) {
+                    return Optional.empty();
+                }
+                failures.add(answer.get());
             }
-            failures.add(answer.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty(); // given up (the client closes): no verdict
+        } catch (java.util.concurrent.ExecutionException e) {
+            return Optional.empty();
+        } finally {
+            threads.forEach(Thread::interrupt); // ends the probes still waiting; a no-op for those done
         }
         TlsConnectException.Problem problem = failures.get(0).problem();
         boolean same = failures.stream().allMatch(f -> f.problem() == problem);
@@ -130,12 +156,12 @@ final class TlsProbe {
                         }
                     });
             ChannelFuture connect = bootstrap.connect(host, port);
-            if (!connect.awaitUninterruptibly(budgetMillis) || !connect.isSuccess()) {
+            if (!connect.await(budgetMillis) || !connect.isSuccess()) {
                 return Optional.empty(); // unreachable: not a TLS question
             }
             Channel channel = connect.channel();
             SslHandler ssl = channel.pipeline().get(SslHandler.class);
-            if (!ssl.handshakeFuture().awaitUninterruptibly(budgetMillis)) {
+            if (!ssl.handshakeFuture().await(budgetMillis)) {
                 return Optional.empty(); // no answer in time: a slow server, not a refusal
             }
             if (!ssl.handshakeFuture().isSuccess()) {
@@ -182,7 +208,7 @@ final class TlsProbe {
                 "Empty client certificate")) {
             return clientCertificateRefused(name, failure);
         }
-        if (answersPlainText(server, budgetMillis)) {
+        if (!Thread.currentThread().isInterrupted() && answersPlainText(server, budgetMillis)) {
             return new Answer(name, TlsConnectException.Problem.NOT_A_TLS_PORT, "the port answers in plain text, not"
                     + " TLS: it is a plain-text clientPort; connect to the server's secureClientPort", failure);
         }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * end at INFO. The client itself keeps trying all along: a certificate or a trust store can be
  * fixed.
  *
- * <p>Not thread-safe: every method runs on the client's events thread.
+ * <p>Not thread-safe: every method but {@link #close()} runs on the client's events thread.
  */
 final class TlsWatch {
 
@@ -45,6 +45,9 @@ final class TlsWatch {
     private int round;
     /** The refusal last logged, until it ends. */
     private String logged;
+    /** The probe running now, if any: interrupted by {@link #close()}. */
+    private volatile Thread prober;
+    private volatile boolean closed;
 
     /**
      * @param settings the client's settings (connect string, TLS configuration, connection timeout)
@@ -95,7 +98,7 @@ final class TlsWatch {
         if (r != round) {
             return;
         }
-        if (!withoutSession.getAsBoolean()) {
+        if (closed || !withoutSession.getAsBoolean()) {
             watching = false; // the client closed
             return;
         }
@@ -110,7 +113,23 @@ final class TlsWatch {
             }
         }, name + "-tls-probe");
         t.setDaemon(true);
+        prober = t;
         t.start();
+        if (closed) {
+            t.interrupt(); // close() may have read the field before it was set
+        }
+    }
+
+    /**
+     * The client closes: a probe under way gives up at once, so that none of its threads outlives
+     * the client by more than a moment. Any thread.
+     */
+    void close() {
+        closed = true;
+        Thread t = prober;
+        if (t != null) {
+            t.interrupt();
+        }
     }
 
     /** Events thread: hands the verdict over while there is still no session, then probes again later. */

@@ -569,9 +569,9 @@ public final class ZkClient implements AutoCloseable {
          * CONNECTING} returns promptly and leaves no thread running.
          *
          * <p><b>TLS that cannot work.</b> A TLS client ({@code zookeeper.client.secure}) that has
-         * no session after 500 ms, here or after any {@link ConnectionState#LOST}, probes each
-         * server's TLS as {@link #build()} does, and again every 2 s while there is still no
-         * session. When every server refuses in a way that retrying cannot change (an untrusted
+         * no session after 500 ms (or a quarter of the connection timeout, if shorter), here or
+         * after any {@link ConnectionState#LOST}, probes each server's TLS as {@link #build()}
+         * does, and again every 2 s while there is still no session. When every server refuses in a way that retrying cannot change (an untrusted
          * server certificate, a certificate for another host, a refused client certificate, a
          * plain-text port), the refusal is logged once at ERROR (naming the settings, never their
          * values), and every acquisition waiting for a session, and every one started while the

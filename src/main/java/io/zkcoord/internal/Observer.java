@@ -29,6 +29,16 @@ import org.slf4j.LoggerFactory;
 public final class Observer {
 
     private static final Logger log = LoggerFactory.getLogger(Observer.class);
+    /**
+     * Asked whether a recording wants the events ({@link jdk.jfr.Event#isEnabled()} reads the event
+     * type's setting, not the instance): without one, a wait or hold makes no event objects at all.
+     * A wait or hold that began before a recording started is not recorded, as with any JFR event
+     * that was not begun.
+     */
+    private static final LockWaitEvent WAIT_PROBE = new LockWaitEvent();
+    private static final LockHoldEvent HOLD_PROBE = new LockHoldEvent();
+    private static final LockWaitEvent[] NO_WAIT_EVENTS = new LockWaitEvent[0];
+    private static final LockHoldEvent[] NO_HOLD_EVENTS = new LockHoldEvent[0];
 
     private final String client;
     private final Executor callbacks;
@@ -83,7 +93,7 @@ public final class Observer {
 
         private Wait(CoordinationEvent event) {
             this.event = event;
-            this.flight = new LockWaitEvent[event.paths().size()];
+            this.flight = WAIT_PROBE.isEnabled() ? new LockWaitEvent[event.paths().size()] : NO_WAIT_EVENTS;
             for (int i = 0; i < flight.length; i++) {
                 flight[i] = new LockWaitEvent();
                 flight[i].begin();
@@ -174,7 +184,8 @@ public final class Observer {
         public void granted() {
             // The hold starts now, before the listeners told of the grant run (they may be slow).
             long now = System.nanoTime();
-            LockHoldEvent[] events = new LockHoldEvent[wait.flight.length];
+            LockHoldEvent[] events = HOLD_PROBE.isEnabled() ? new LockHoldEvent[wait.event.paths().size()]
+                    : NO_HOLD_EVENTS;
             for (int i = 0; i < events.length; i++) {
                 events[i] = new LockHoldEvent();
                 events[i].begin();

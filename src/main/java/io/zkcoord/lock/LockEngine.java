@@ -52,6 +52,11 @@ final class LockEngine implements QueueLease.Host {
     private final Leases leases;
     /** The recipe this engine runs, as coordination listeners see it. */
     private final Recipe recipe;
+    /**
+     * What listeners are told a wait or hold is of, one per {@link Holder} (by ordinal): made once,
+     * since the lock's paths never change, rather than at every acquisition.
+     */
+    private final CoordinationEvent[] observedAs;
     private final Map<Thread, Hold> holds = new ConcurrentHashMap<>();
     private final List<LockLossListener> lossListeners = new CopyOnWriteArrayList<>();
     /** The public lock, passed to loss listeners. Set once, before any use. */
@@ -84,6 +89,12 @@ final class LockEngine implements QueueLease.Host {
             case WRITE -> Recipe.WRITE;
             case MULTI -> Recipe.MULTI;
         };
+        List<String> allPaths = queues.paths();
+        Holder[] holders = Holder.values();
+        this.observedAs = new CoordinationEvent[holders.length];
+        for (Holder h : holders) {
+            observedAs[h.ordinal()] = new CoordinationEvent(recipe, allPaths, h);
+        }
         this.leases = new Leases(this, kind.prefix(), LockRule.INSTANCE, this::openForLeases);
     }
 
@@ -359,7 +370,7 @@ final class LockEngine implements QueueLease.Host {
     /** What coordination listeners are told a wait or hold of this lock is of (a multi-lock: every path). */
     @Override
     public CoordinationEvent observedAs(Holder holder) {
-        return new CoordinationEvent(recipe, queues.paths(), holder);
+        return observedAs[holder.ordinal()];
     }
 
     @Override

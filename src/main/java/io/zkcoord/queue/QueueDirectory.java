@@ -40,6 +40,8 @@ public final class QueueDirectory {
 
     private final ClientServices services;
     private final String dir;
+    /** The directory's parent, made once: every create's reply records that it exists. */
+    private final String parent;
     /** The data the directory node is created with (a recipe's settings, such as a permit count). */
     private final byte[] dirData;
     /** Checks the directory's settings when it is (re)created; null for recipes that have none. */
@@ -93,6 +95,7 @@ public final class QueueDirectory {
     public QueueDirectory(ZkClient client, String dir, byte[] dirData, DirectoryGuard guard) {
         this.services = ClientServices.of(client);
         this.dir = dir;
+        this.parent = QueuePaths.parentOf(dir);
         this.dirData = dirData.clone();
         this.guard = guard;
         this.alone = QueueSet.of(List.of(this));
@@ -110,6 +113,11 @@ public final class QueueDirectory {
     /** @return the directory */
     public String path() {
         return dir;
+    }
+
+    /** @return the directory's parent path ({@code /} for a directory at the root) */
+    String parentPath() {
+        return parent;
     }
 
     public ClientServices services() {
@@ -320,7 +328,6 @@ public final class QueueDirectory {
      * missing, and that is reported as {@link #createDirectory} reports it.
      */
     CompletableFuture<Void> createParent(ZkSession session) {
-        String parent = QueuePaths.parentOf(dir);
         return parent.equals("/") ? createDirectory(session) : createContainer(session, parent);
     }
 

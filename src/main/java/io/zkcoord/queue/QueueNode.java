@@ -47,12 +47,20 @@ public record QueueNode(String name, String kind, String attemptId, long sequenc
         if (first <= 0 || last <= first + 1 || name.length() - last - 1 != SEQUENCE_DIGITS) {
             return Optional.empty();
         }
-        String kind = name.substring(0, first);
-        String digits = name.substring(last + 1);
-        if (!isKind(kind) || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        // Plain loops over the name rather than streams: every reply of an acquisition parses its
+        // queue on ZooKeeper's event thread, where this is on the path to the caller's wake-up.
+        if (!lowerCaseLetters(name, 0, first)) {
             return Optional.empty();
         }
-        return Optional.of(new QueueNode(name, kind, name.substring(first + 1, last), Long.parseLong(digits)));
+        long sequence = 0;
+        for (int i = last + 1; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return Optional.empty();
+            }
+            sequence = sequence * 10 + (c - '0');
+        }
+        return Optional.of(new QueueNode(name, name.substring(0, first), name.substring(first + 1, last), sequence));
     }
 
     /** @return the queue nodes among {@code children}, in queue order; other names are left out */
@@ -66,6 +74,17 @@ public record QueueNode(String name, String kind, String attemptId, long sequenc
     }
 
     private static boolean isKind(String kind) {
-        return kind != null && !kind.isEmpty() && kind.chars().allMatch(c -> c >= 'a' && c <= 'z');
+        return kind != null && !kind.isEmpty() && lowerCaseLetters(kind, 0, kind.length());
+    }
+
+    /** @return true if {@code s[from, to)} is only the letters a to z */
+    private static boolean lowerCaseLetters(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < 'a' || c > 'z') {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -175,12 +175,13 @@ public final class QueueSet {
         }
         if (dirs.size() == 1 && missing.isEmpty()) {
             String dir = first.path();
+            String parent = first.parentPath();
             String node = dir + "/" + prefix;
             in.zooKeeper().create(node, data, services().aclFor(node), CreateMode.EPHEMERAL_SEQUENTIAL,
                     (rc, path, ctx, name, stat) -> {
                         Code code = Code.get(rc);
                         if (code == Code.OK) {
-                            known.sawExisting(QueuePaths.parentOf(dir));
+                            known.sawExisting(parent);
                             known.sawExisting(dir);
                         } else if (code == Code.NONODE) {
                             known.sawShared(dir); // someone removed it: another client uses it too
@@ -251,7 +252,7 @@ public final class QueueSet {
             }
         }
         for (QueueDirectory d : dirs) {
-            known.sawExisting(QueuePaths.parentOf(d.path()));
+            known.sawExisting(d.parentPath());
         }
         for (QueueDirectory d : missing) {
             known.sawMade(d.path(), czxid); // one transaction: the directory's czxid is the nodes'

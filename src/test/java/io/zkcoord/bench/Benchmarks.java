@@ -40,7 +40,11 @@ import org.apache.curator.test.TestingServer;
  *
  * <p>System properties: {@code -Dbench.forceSync=no} starts the server with {@code
  * zookeeper.forceSync=no} (writes are not fsynced), to see the protocol without the disk;
- * {@code -Dbench.pending=N} changes the number of pending acquisitions (10,000).
+ * {@code -Dbench.pending=N} changes the number of pending acquisitions (10,000);
+ * {@code -Dbench.uncontendedWarmup=CYCLES} the cycles of each loop the {@code uncontended} section
+ * runs before it measures (15,000, at most 90 s: until the JIT has compiled the library's code);
+ * {@code -Dbench.entityWarmup=CYCLES} the same for the {@code entity} section;
+ * {@code -Dbench.entityKeys=N} the keys of the {@code dircount} section (50,000).
  */
 public final class Benchmarks {
 

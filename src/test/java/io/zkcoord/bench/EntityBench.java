@@ -31,7 +31,13 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class EntityBench {
 
-    private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * Warm-up: cycles of each loop ({@code -Dbench.entityWarmup=N}, default 15,000), at most 90 s,
+     * so that the library's code, run once per cycle, is measured after the JIT's optimising tier
+     * has compiled it (the floor is mostly ZooKeeper's client code, compiled far sooner).
+     */
+    private static final long WARMUP_CYCLES = Long.getLong("bench.entityWarmup", 15_000);
+    private static final long WARMUP_MAX_NANOS = TimeUnit.SECONDS.toNanos(90);
     private static final long MEASURE_NANOS = TimeUnit.SECONDS.toNanos(12);
     private static final int REQUEST_COUNT_CYCLES = 500;
     /** Keys of the directory-count run; {@code -Dbench.entityKeys=N}. */
@@ -101,7 +107,13 @@ final class EntityBench {
                 Run lib = new Run("(a) ZkMutex, new key + new object: lock()+unlock()");
                 Run raws = new Run("(b) floor: multi(dir,node)+children; multi(del node,dir)");
                 List<Run> runs = List.of(lib, raws);
-                alternate(cycles, WARMUP_NANOS, List.of(new Run(""), new Run("")));
+                List<Run> warm = List.of(new Run(""), new Run(""));
+                long warmStart = System.nanoTime();
+                while (warm.get(0).cycles < WARMUP_CYCLES && System.nanoTime() - warmStart < WARMUP_MAX_NANOS) {
+                    alternate(cycles, TimeUnit.SECONDS.toNanos(1), warm);
+                }
+                long warmSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - warmStart);
+                long warmCycles = warm.get(0).cycles;
                 String loadBefore = Benchmarks.loadAverage();
                 alternate(cycles, MEASURE_NANOS, runs);
                 for (int i = 0; i < runs.size(); i++) {
@@ -122,7 +134,8 @@ final class EntityBench {
                 long rawLeft = SessionPool.children(raw, "/bench/entity-raw").size();
                 out.println();
                 out.println("E. A lock per entity: one worker, every cycle a new key and a new lock object, " + MEASURE_NANOS
-                        / 1_000_000_000 + " s after 1 s warm-up; the two loops take one cycle each in turn.");
+                        / 1_000_000_000 + " s after a warm-up of " + warmSeconds + " s (" + warmCycles
+                        + " cycles of each; -Dbench.entityWarmup=CYCLES); the two loops take one cycle each in turn.");
                 out.println("   Requests, writes and reads per cycle from " + REQUEST_COUNT_CYCLES
                         + " cycles of each alone (mntr: zk_packets_received, zk_cnt_updatelatency, zk_cnt_readlatency).");
                 out.printf("   load average before / after: %s / %s%n", loadBefore, Benchmarks.loadAverage());

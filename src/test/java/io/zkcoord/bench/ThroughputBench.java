@@ -35,9 +35,22 @@ import org.apache.zookeeper.data.Stat;
 final class ThroughputBench {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean ALLOCATION = (com.sun.management.ThreadMXBean) THREADS;
     private static final long WARMUP_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Uncontended: lock and floor cycles alternate one by one for this long. */
     private static final long UNCONTENDED_NANOS = TimeUnit.SECONDS.toNanos(12);
+    /**
+     * Uncontended warm-up: cycles of each loop ({@code -Dbench.uncontendedWarmup=N}, default
+     * 15,000), and at most {@link #UNCONTENDED_WARMUP_MAX_NANOS}. A method run once per cycle
+     * reaches the JIT's optimising tier (C2) after some thousands of calls and a place in the
+     * compile queue: at the few hundred cycles per second each loop gets here, 10 to 40 s. A
+     * shorter warm-up measures the library's code, which runs once per cycle, in the JIT's
+     * profiling tier against the ZooKeeper client's code, which both sides run and so is compiled
+     * first. docs/herd-effect.md, section 14 (Hot path), shows the caller's CPU per cycle falling
+     * over the first 20 s.
+     */
+    private static final long UNCONTENDED_WARMUP_CYCLES = Long.getLong("bench.uncontendedWarmup", 15_000);
+    private static final long UNCONTENDED_WARMUP_MAX_NANOS = TimeUnit.SECONDS.toNanos(90);
     private static final int REQUEST_COUNT_CYCLES = 200;
     private static final long CONTENDED_WINDOW_MILLIS = 5_000;
 
@@ -70,6 +83,8 @@ final class ThroughputBench {
         long fsyncs;
         /** CPU time of the calling thread (not ZooKeeper's I/O threads). */
         long cpuNanos;
+        /** Bytes allocated by the calling thread. */
+        long allocatedBytes;
         /** Whole cycles. */
         final Samples latencies = new Samples();
         /** The acquiring part of each cycle: lock(), or create up to the children's reply. */
@@ -120,10 +135,11 @@ final class ThroughputBench {
                     return acquired;
                 };
                 // The floors: the same three requests with the same node name shape and data size.
+                // Their acquiring part starts before the node's name and data are made, as lock()'s does.
                 Cycle sequentialFloor = () -> {
+                    long t0 = System.nanoTime();
                     String prefix = rawDir + "/lock-" + attemptId() + "-";
                     byte[] data = ownerData();
-                    long t0 = System.nanoTime();
                     String path = raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
                     raw.getChildren(rawDir, false);
                     long acquired = System.nanoTime() - t0;
@@ -131,10 +147,10 @@ final class ThroughputBench {
                     return acquired;
                 };
                 Cycle oneRoundTripFloor = () -> {
+                    long t0 = System.nanoTime();
                     String prefix = rawDir + "/lock-" + attemptId() + "-";
                     byte[] data = ownerData();
                     PipelinedEnqueue enqueue = new PipelinedEnqueue();
-                    long t0 = System.nanoTime();
                     raw.create(prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL, enqueue,
                             null);
                     raw.getChildren(rawDir, false, enqueue, null); // sent before the create's reply
@@ -149,7 +165,12 @@ final class ThroughputBench {
                 List<Cycle> cycles = List.of(lockCycle, sequentialFloor, oneRoundTripFloor);
                 // Warm-up, then one cycle of each in turn: load from other processes hits all alike.
                 List<Run> warm = List.of(new Run(""), new Run(""), new Run(""));
-                alternate(cycles, WARMUP_NANOS, warm);
+                long warmStart = System.nanoTime();
+                while (warm.get(0).cycles < UNCONTENDED_WARMUP_CYCLES
+                        && System.nanoTime() - warmStart < UNCONTENDED_WARMUP_MAX_NANOS) {
+                    alternate(cycles, TimeUnit.SECONDS.toNanos(1), warm);
+                }
+                long warmSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - warmStart);
                 List<Run> runs = List.of(lib, sequential, oneRtt);
                 alternate(cycles, UNCONTENDED_NANOS, runs);
                 // Requests per cycle: each loop alone between two server readings.
@@ -167,16 +188,18 @@ final class ThroughputBench {
                 uncontendedRequests = lib.requestsPerCycle();
                 out.println();
                 out.println("1. Uncontended, one thread, one client (and one raw handle), " + UNCONTENDED_NANOS / 1_000_000_000
-                        + " s after 1 s warm-up. The three loops take one cycle each in turn (the first of");
+                        + " s after a warm-up of " + warm.get(0).cycles + " cycles each in " + warmSeconds
+                        + " s (-Dbench.uncontendedWarmup=CYCLES). The three loops take one cycle each in turn (the first of");
                 out.println("   each round rotating), so load from other processes hits all alike; cycles/s = cycles / time"
                         + " spent in them. acquire = lock(), or from");
-                out.println("   sending the create to the children's reply. Requests and fsyncs per cycle from "
+                out.println("   making the node's name and data to the children's reply. Requests and fsyncs per cycle from "
                         + REQUEST_COUNT_CYCLES + " cycles of each alone (mntr);");
-                out.println("   caller CPU = CPU time per cycle of the calling thread (ZooKeeper's I/O threads not included).");
+                out.println("   caller CPU, caller bytes = CPU time and bytes allocated per cycle by the calling thread (ZooKeeper's"
+                        + " I/O and event threads not included).");
                 out.println("   (c) sends the create (Create2Callback) and the getChildren back to back, waits for both"
                         + " replies, then deletes synchronously.");
                 out.printf("   %-48s %9s %10s %10s %10s %12s %10s %11s%n", "", "cycles/s", "acq p50", "acq p99",
-                        "cycle p50", "requests/cyc", "fsyncs/cyc", "caller CPU");
+                        "cycle p50", "requests/cyc", "fsyncs/cyc", "caller CPU", "caller bytes");
                 for (Run r : runs) {
                     printRun(r);
                 }
@@ -259,9 +282,10 @@ final class ThroughputBench {
     }
 
     private void printRun(Run run) {
-        out.printf("   %-48s %9.0f %7.2f ms %7.2f ms %7.2f ms %12.2f %10.2f %8.0f us%n", run.label, run.perSecond(),
+        out.printf("   %-48s %9.0f %7.2f ms %7.2f ms %7.2f ms %12.2f %10.2f %8.0f us %12.0f%n", run.label, run.perSecond(),
                 run.acquireP50(), run.acquire.percentileMillis(99), run.latencies.percentileMillis(50),
-                run.requestsPerCycle(), run.fsyncsPerCycle(), run.cpuNanos / 1e3 / run.cycles);
+                run.requestsPerCycle(), run.fsyncsPerCycle(), run.cpuNanos / 1e3 / run.cycles,
+                run.allocatedBytes / (double) run.cycles);
     }
 
     /** One cycle of each in turn; round r starts with loop r mod n. */
@@ -278,9 +302,11 @@ final class ThroughputBench {
 
     private static void once(Cycle cycle, Run into) throws Exception {
         long cpu0 = THREADS.getCurrentThreadCpuTime();
+        long bytes0 = ALLOCATION.getCurrentThreadAllocatedBytes();
         long t0 = System.nanoTime();
         long acquired = cycle.run();
         long took = System.nanoTime() - t0;
+        into.allocatedBytes += ALLOCATION.getCurrentThreadAllocatedBytes() - bytes0;
         into.cpuNanos += THREADS.getCurrentThreadCpuTime() - cpu0;
         into.latencies.add(took);
         into.acquire.add(acquired);

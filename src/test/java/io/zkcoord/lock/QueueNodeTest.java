@@ -65,7 +65,12 @@ class QueueNodeTest {
                 "_c_" + ID + "-__READ__0000000001",                  // Curator read lock
                 "_c_" + ID + "-__WRIT__0000000002",                  // Curator write lock
                 "leases",
-                "lock-" + ID + "-+000000001");                       // sign, not a digit
+                "lock-" + ID + "-+000000001",                        // sign, not a digit
+                "lock2-" + ID + "-0000000001",                       // a digit in the kind
+                "`lock-" + ID + "-0000000001",                       // the characters either side of a to z
+                "lock{-" + ID + "-0000000001",
+                "read-" + ID + "-/000000001",                        // the characters either side of 0 to 9
+                "read-" + ID + "-000000000:");
         for (String name : foreign) {
             assertEquals(Optional.empty(), QueueNode.parse(name), () -> "should not parse: '" + name + "'");
         }

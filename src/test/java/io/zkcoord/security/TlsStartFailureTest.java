@@ -14,6 +14,8 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.SessionExpiry;
+import io.zkcoord.testing.SilentServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -21,8 +23,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,6 +56,7 @@ class TlsStartFailureTest {
 
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final List<String> verdicts = new CopyOnWriteArrayList<>();
+    private final List<String> watchLines = new CopyOnWriteArrayList<>();
     private AppenderBase<ILoggingEvent> capture;
     private Level watchLevel;
 
@@ -67,6 +73,9 @@ class TlsStartFailureTest {
             protected void append(ILoggingEvent event) {
                 if (event.getLevel().isGreaterOrEqual(Level.ERROR) && event.getLoggerName().startsWith("io.zkcoord")) {
                     errors.add(event.getFormattedMessage());
+                }
+                if (event.getLoggerName().equals("io.zkcoord.TlsWatch")) {
+                    watchLines.add(event.getFormattedMessage());
                 }
                 if (event.getFormattedMessage().contains("TLS probe verdict")) {
                     verdicts.add(event.getFormattedMessage());
@@ -168,6 +177,91 @@ class TlsStartFailureTest {
         } finally {
             Files.deleteIfExists(trustStore);
         }
+    }
+
+    /**
+     * A refusal that a session ended (the trust store fixed, the session came before the next
+     * probe) is over: an acquisition started when that session has just expired, in the moment
+     * before the client reports it LOST (held open here by a listener on SUSPENDED), waits for the
+     * next session and holds, instead of failing with the old refusal.
+     */
+    @Test
+    void aRefusalEndedByASessionDoesNotFailAcquisitionsAtTheNextExpiry() throws Exception {
+        Path trustStore = Files.createTempFile(certs.dir, "truststore", ".p12");
+        Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+        try (ZkClient client = started(server.secureConnectString(),
+                TlsSettings.client(trustStore, certs.aliceKeyStore))) {
+            ZkMutex mutex = new ZkMutex(client, "/tls-start/refusal-over");
+            // Which comes first once the store is fixed, the session or a probe that finds no
+            // refusal, is up to timing; only the first leaves a refusal that a session ended.
+            boolean endedBySession = false;
+            for (int attempt = 0; attempt < 10 && !endedBySession; attempt++) {
+                if (attempt > 0) {
+                    Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+                    ZooKeeper old = client.zooKeeper();
+                    SessionExpiry.expireOnServer(old, server.plainConnectString(), WAIT);
+                    Await.until("the expired session replaced", WAIT, () -> client.zooKeeper() != old);
+                }
+                assertThrows(TlsConnectException.class, () -> mutex.tryLock(30, TimeUnit.SECONDS), "refused");
+                int mark = watchLines.size();
+                Files.copy(certs.trustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+                Await.until("a session once the trust store is fixed", WAIT, () -> client.state().isConnected());
+                endedBySession = watchLines.subList(mark, watchLines.size()).stream()
+                        .anyMatch(l -> l.contains("the TLS refusal logged before is over"));
+            }
+            assertTrue(endedBySession, "a session ended a refusal in one of 10 tries: " + watchLines);
+
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicBoolean held = new AtomicBoolean();
+            client.addConnectionListener(state -> {
+                if (state == ConnectionState.SUSPENDED && held.compareAndSet(false, true)) {
+                    try {
+                        release.await(WAIT.toSeconds(), TimeUnit.SECONDS); // holds the client's events thread
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            ZooKeeper old = client.zooKeeper();
+            CompletableFuture<ZkLease> started;
+            try {
+                SessionExpiry.expireOnServer(old, server.plainConnectString(), WAIT);
+                Await.until("the handle told of the expiry", WAIT, () -> !old.getState().isAlive());
+                assertTrue(held.get(), "the client's SUSPENDED is being delivered: LOST is not yet");
+                started = mutex.acquireAsync();
+            } finally {
+                release.countDown();
+            }
+            try (ZkLease lease = started.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                assertTrue(lease.isValid(), "holds in the next session");
+            }
+        } finally {
+            Files.deleteIfExists(trustStore);
+        }
+    }
+
+    /**
+     * close() while a probe waits on a server that accepts TCP and never answers the handshake
+     * (here with a 30 s connection timeout, so each probe may wait 15 s): no thread of the probe is
+     * left behind, as close() promises for a client that is still connecting.
+     */
+    @Test
+    void closeDuringAProbeLeavesNoProbeThread() throws Exception {
+        try (SilentServer silent = new SilentServer()) {
+            ZkClient client = started(silent.connectString(), TlsSettings.client(certs.trustStore, certs.aliceKeyStore));
+            try {
+                Await.until("a TLS probe is under way", WAIT, () -> !probeThreads().isEmpty());
+            } finally {
+                client.close();
+            }
+            Await.until(Duration.ofSeconds(5), () -> probeThreads().isEmpty(),
+                    () -> "probe threads left after close(): " + probeThreads());
+        }
+    }
+
+    private static List<String> probeThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.contains("tls-probe")).toList();
     }
 
     private static void assertRefused(Throwable t, TlsConnectException.Problem problem, String word) {

@@ -1,0 +1,114 @@
+package io.zkcoord.security;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkLease;
+import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.testing.Await;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A TLS client whose servers are up but serve no one, because they have no quorum (an ensemble
+ * starting, or electing): such a server closes each TLS connection before the handshake. That is
+ * not a refusal of the client's TLS, which retrying cannot change: an acquisition waiting for the
+ * first session keeps waiting through the client's TLS probes, and holds once the quorum forms.
+ */
+@org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
+@Timeout(value = 5, unit = TimeUnit.MINUTES) // a safety net only: every wait below has its own deadline
+class TlsNoQuorumTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    private static TestCertificates certs;
+    private static SecureEnsemble ensemble;
+
+    private final List<String> verdicts = new CopyOnWriteArrayList<>();
+    private AppenderBase<ILoggingEvent> capture;
+    private Level watchLevel;
+
+    @BeforeAll
+    static void startEnsemble() throws Exception {
+        certs = TestCertificates.get();
+        ensemble = SecureEnsemble.start(certs, 3, WAIT);
+    }
+
+    @AfterAll
+    static void stopEnsemble() throws Exception {
+        if (ensemble != null) {
+            ensemble.close();
+        }
+    }
+
+    @BeforeEach
+    void captureVerdicts() {
+        capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                if (event.getFormattedMessage().contains("TLS probe verdict")) {
+                    verdicts.add(event.getFormattedMessage());
+                }
+            }
+        };
+        capture.start();
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(capture);
+        ch.qos.logback.classic.Logger watch = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch");
+        watchLevel = watch.getLevel();
+        watch.setLevel(Level.DEBUG); // each probe's verdict: the acquisition is checked after two of them
+    }
+
+    @AfterEach
+    void stopCapture() {
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                .detachAppender(capture);
+        capture.stop();
+        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch")).setLevel(watchLevel);
+    }
+
+    /**
+     * Two of three servers killed: the third is up, electing, and closes every connection before
+     * the TLS handshake. A start() client naming that server waits through two probes (no
+     * TlsConnectException), and holds once a second server is back and the quorum serves.
+     */
+    @Test
+    void serversWithoutQuorumAreNotATlsRefusal() throws Exception {
+        SecureServer alone = ensemble.servers().get(0);
+        List<SecureServer> killed = List.of(ensemble.servers().get(1), ensemble.servers().get(2));
+        for (SecureServer s : killed) {
+            s.kill();
+        }
+        Await.until("server s" + alone.id + " has no quorum", WAIT,
+                () -> !List.of("leader", "follower", "standalone").contains(alone.mode()));
+        try (ZkClient client = ZkClient.builder().connectString(alone.secureConnectString())
+                .clientConfig(TlsSettings.client(certs.trustStore, certs.aliceKeyStore))
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30)).start()) {
+            CompletableFuture<ZkLease> waiting = new ZkMutex(client, "/tls-no-quorum/lock").acquireAsync();
+            Await.until("two TLS probes judged", WAIT, () -> verdicts.size() >= 2);
+            assertFalse(waiting.isDone(), () -> "the acquisition still waits for a session: " + verdicts + " "
+                    + waiting.handle((lease, failure) -> String.valueOf(failure)).join());
+
+            LoggerFactory.getLogger(TlsNoQuorumTest.class).info("MEASURED probes of a server without quorum: {}",
+                    verdicts);
+            killed.get(0).start();
+            ensemble.awaitQuorum(List.of(alone, killed.get(0)), WAIT);
+            try (ZkLease lease = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                assertTrue(lease.isValid(), "holds once the quorum serves");
+            }
+        }
+    }
+}
