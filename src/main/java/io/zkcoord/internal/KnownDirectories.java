@@ -22,7 +22,8 @@ import java.util.Map;
  * ({@code NOTEMPTY}). From that refusal on, the directory is contended for this client, and its
  * releases remove nothing there until a quiet cycle of its own or the directory's next lifetime
  * ({@link Contention}: the rule, and why), so steady contention pays no refused removal at every
- * handoff. A refused {@code delete} of the directory by an acquisition that gave up counts too.
+ * handoff. A refused {@code delete} of the directory by an acquisition that gave up does not
+ * count: the nodes it saw ahead of its own refuse it as well.
  *
  * <p><b>Hot keys.</b> A directory this client removed and then made again {@value #HOT_REMAKES}
  * times is a key in steady use (a lock taken over and over): this client no longer removes it, so
@@ -34,7 +35,8 @@ import java.util.Map;
  * forgotten, so a service that locks a new key every time (one lock per order id) holds no memory
  * for keys it never uses again. A forgotten directory is merely unknown.
  *
- * <p>Thread-safe: every method takes the object's monitor, briefly.
+ * <p>Thread-safe: every method takes the object's monitor, briefly, except the count of running
+ * acquisitions, a concurrent map of its own.
  */
 public final class KnownDirectories {
 
@@ -78,6 +80,12 @@ public final class KnownDirectories {
     }
 
     private final Map<String, Known> known;
+    /**
+     * Acquisitions of this client running now, per directory (absent: none). Kept apart from
+     * {@link #known}: it is exact, not a hint, and never forgotten while one runs.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> running =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** Transactions making a directory, on their way; an entry lives until its reply. */
     private final Map<String, Gate> making = new java.util.HashMap<>();
 
@@ -279,6 +287,28 @@ public final class KnownDirectories {
         if (k != null) {
             known.put(path, k.gone(false));
         }
+    }
+
+    /**
+     * An acquisition of this client started in {@code path}: until it ends ({@link #acquisitionEnded}),
+     * its node is, or soon will be, in the directory, and no release or leave of this client
+     * tries to remove it ({@link #acquiring}). Any lock object of the client counts, not only the
+     * releaser's: two lock objects on one key in one service would otherwise have the first's
+     * release refused by the second's node, and the refusal mark the directory contended for the
+     * client, so that the second, the last holder, would keep it.
+     */
+    public void acquisitionStarted(String path) {
+        running.merge(path, 1, Integer::sum);
+    }
+
+    /** An acquisition of this client in {@code path} ended, held or not (once per {@link #acquisitionStarted}). */
+    public void acquisitionEnded(String path) {
+        running.computeIfPresent(path, (p, n) -> n == 1 ? null : n - 1);
+    }
+
+    /** @return true while an acquisition of this client runs in {@code path} */
+    public boolean acquiring(String path) {
+        return running.containsKey(path);
     }
 
     /** @return how many directories are remembered now */

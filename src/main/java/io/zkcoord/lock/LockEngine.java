@@ -278,22 +278,22 @@ final class LockEngine implements QueueLease.Host {
         if (!hold.session.isAlive()) {
             return; // the client is closing: the node goes with the session
         }
-        if (kind == NodeKind.WRITE) {
-            Hold read = partner.holds.get(me);
-            if (read != null && !read.isLost() && exclusiveBetween(hold, read)) {
-                // Downgraded, and a writer queued between this write node and the read node: keep the
-                // write node until the read hold ends, or that writer would get in beside the reader.
-                read.trailingNode = hold.nodePath;
-                return;
-            }
+        Hold read = kind == NodeKind.WRITE ? partner.holds.get(me) : null;
+        if (read != null && !read.isLost() && exclusiveBetween(hold, read)) {
+            // Downgraded, and a writer queued between this write node and the read node: keep the
+            // write node until the read hold ends, or that writer would get in beside the reader.
+            read.trailingNode = hold.nodePath;
+            return;
         }
         List<String> nodes = new ArrayList<>(hold.nodePaths);
         if (hold.trailingNode != null) {
             nodes.add(hold.trailingNode);
         }
-        // A write node kept after a downgrade shares the directory with the read node: nothing to remove.
-        Waits.uninterruptibly(queues.release(hold.session, nodes,
-                hold.trailingNode == null ? hold.removableDirs : List.of()));
+        // A write node kept after a downgrade, or released while the thread's read node (the
+        // downgrade) is in the directory: the directory is not left empty, nothing to remove. Trying
+        // would be refused by our own node, and mark the directory contended for nobody.
+        boolean sharesDirectory = hold.trailingNode != null || read != null;
+        Waits.uninterruptibly(queues.release(hold.session, nodes, sharesDirectory ? List.of() : hold.removableDirs));
     }
 
     /**

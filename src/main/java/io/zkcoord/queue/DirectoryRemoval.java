@@ -68,11 +68,13 @@ final class DirectoryRemoval {
      * look that did not hold), as {@link #deleteInBackground(ZkSession, List)}; then, for each
      * directory where its last read ({@code lastRead}, or null) listed no node behind ours, that
      * is known to be made by the library and not contended for this client ({@link
-     * KnownDirectories#removableOnLeave}), and where no other acquisition of this set runs, sends
-     * one {@code delete} of the directory: it succeeds only if the directory is empty by then
-     * (the nodes ahead of ours have left too), and fails harmlessly otherwise (the client then
-     * marks the directory contended). So a waiter that gives up last takes the directory along,
-     * at the cost of that one request.
+     * KnownDirectories#removableOnLeave}), and where no other acquisition of this client runs
+     * ({@link QueueSet#busy}), sends one {@code delete} of the directory: it succeeds only if the directory is empty by then
+     * (the nodes ahead of ours have left too), and fails harmlessly otherwise. That refusal does
+     * not mark the directory contended: a node this acquisition saw ahead of its own, still there,
+     * refuses it as well as one queued since. So a waiter that gives up last takes the directory
+     * along, at the cost of that one request, and a client that gave up and then holds last still
+     * removes it.
      *
      * @return completes once the nodes are deleted (or it stopped trying), as the plain deletion
      */
@@ -110,9 +112,9 @@ final class DirectoryRemoval {
                     set.services().knownDirectories().removed(dir);
                 } else if (Code.get(rc) == Code.NONODE) {
                     set.services().knownDirectories().sawGone(dir);
-                } else if (Code.get(rc) == Code.NOTEMPTY) {
-                    set.services().knownDirectories().refused(dir); // others still queue there
                 }
+                // NOTEMPTY marks nothing: the nodes this acquisition saw ahead of its own may
+                // simply not have gone yet, which says nothing of others queueing since.
             }, null);
         } catch (RuntimeException e) {
             log.debug("not removing {}: {}", dir, e.toString());

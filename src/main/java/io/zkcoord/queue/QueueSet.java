@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -40,12 +39,6 @@ public final class QueueSet {
 
     private final List<QueueDirectory> dirs;
     private final QueueDirectory first;
-    /**
-     * Acquisitions of this set (one lock object) running now. Their nodes are, or soon will be,
-     * in the directories, so a release meanwhile does not try to remove them: many threads on one
-     * lock object would otherwise pay a failing transaction at every handoff.
-     */
-    private final AtomicInteger waiting = new AtomicInteger();
     /** The directories' removal with the last nodes. */
     private final DirectoryRemoval removal = new DirectoryRemoval(this);
 
@@ -367,19 +360,39 @@ public final class QueueSet {
         return removal.leave(session, paths, lastRead);
     }
 
-    /** @return true while an acquisition of this set runs (see {@link #entered()}) */
+    /**
+     * @return true while an acquisition of this client runs in one of the directories (see {@link
+     *     #entered()})
+     */
     boolean busy() {
-        return waiting.get() > 0;
+        KnownDirectories known = services().knownDirectories();
+        for (QueueDirectory d : dirs) {
+            if (known.acquiring(d.path())) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** An acquisition of this set started: until it ends, a release does not try to remove a directory. */
+    /**
+     * An acquisition of this set started: until it ends, its nodes are, or soon will be, in the
+     * directories, so no release of this client (any lock object) tries to remove them: many
+     * threads on one lock object, or two lock objects on one key, would otherwise pay a failing
+     * transaction at the handoff ({@link KnownDirectories#acquisitionStarted}).
+     */
     void entered() {
-        waiting.incrementAndGet();
+        KnownDirectories known = services().knownDirectories();
+        for (QueueDirectory d : dirs) {
+            known.acquisitionStarted(d.path());
+        }
     }
 
     /** An acquisition of this set ended (held, or not). */
     void left() {
-        waiting.decrementAndGet();
+        KnownDirectories known = services().knownDirectories();
+        for (QueueDirectory d : dirs) {
+            known.acquisitionEnded(d.path());
+        }
     }
 
     private static List<List<String>> childrenOf(List<OpResult> results) {
@@ -453,10 +466,11 @@ public final class QueueSet {
     /**
      * Releases a grant: deletes its nodes as {@link #release(ZkSession, List)} does; when the
      * grant names directories its release may remove ({@link Grant#removableDirs()}) and no other
-     * acquisition of this set runs, first tries one {@code multi} deleting the nodes and those
-     * directories. That transaction is all or nothing: if anyone queued meanwhile it fails whole
-     * (NOTEMPTY) and the nodes are deleted alone, so removing a directory never takes a node with
-     * it. Only the directories themselves are removed, never a parent.
+     * acquisition of this client runs in them ({@link #busy}), first tries one {@code multi}
+     * deleting the nodes and those directories. That transaction is all or nothing: if anyone
+     * queued meanwhile it fails whole (NOTEMPTY) and the nodes are deleted alone, so removing a
+     * directory never takes a node with it. Only the directories themselves are removed, never a
+     * parent.
      */
     public CompletableFuture<Void> release(Grant grant) {
         return release(grant.session(), grant.paths(), grant.removableDirs());

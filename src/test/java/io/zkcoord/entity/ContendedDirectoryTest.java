@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.HoldingThread;
@@ -168,6 +169,72 @@ class ContendedDirectoryTest {
         x.lock();
         x.unlock();
         assertNull(stat(path), "second use alone: nobody came between the two, the directory goes");
+    }
+
+    /**
+     * A client that gave up waiting behind a holder (its {@code delete} of the directory refused:
+     * the holder's node, which it saw, was still there) and then waits again and holds last: the
+     * refusal said nothing about others queueing since it looked, so its release, on a view of its
+     * node alone, removes the directory. The duplicate request of a lock per entity, retried.
+     */
+    @Test
+    void aWaiterThatGaveUpStillRemovesTheDirectoryWhenItHoldsLast() throws Exception {
+        String path = "/episode/retried";
+        ZkMutex holder = new ZkMutex(client(), path);
+        ZkClient retrying = client();
+        holder.lock();
+        ZkMutex first = new ZkMutex(retrying, path);
+        assertEquals(false, first.tryLock(50, TimeUnit.MILLISECONDS), "the holder holds");
+        Await.until(WAIT, () -> children(path).size() == 1, "the node of the acquisition that gave up deleted");
+        HoldingThread retry = queued(new ZkMutex(retrying, path), path, 2);
+        holder.unlock(); // refused: the retry is queued
+        retry.release(); // granted by the watch on a view of its node alone, and last
+        join(retry);
+        assertNull(stat(path), "the last holder removed the directory with its node");
+    }
+
+    /**
+     * The duplicate request of a lock per entity inside one service: two lock objects of one
+     * client on one fresh key, the second waiting while the first holds. The first's release is
+     * refused by the second's node; the second, granted by its watch on a view of its node alone
+     * and the last, removes the directory with its node.
+     */
+    @Test
+    void aDuplicateRequestInOneClientLeavesNoDirectory() throws Exception {
+        String path = "/episode/one-client";
+        ZkClient service = client();
+        ZkMutex first = new ZkMutex(service, path);
+        first.lock();
+        HoldingThread second = queued(new ZkMutex(service, path), path, 2);
+        first.unlock();
+        second.release();
+        join(second);
+        assertNull(stat(path), "the last holder removed the directory with its node");
+    }
+
+    /**
+     * A downgrade on a fresh key, by one client alone: the write hold was granted on a read of its
+     * node alone, but when it is released the thread's own read node shares the directory, so
+     * the release removes nothing and tries nothing (no refused removal, no contended mark). The
+     * key is then the client's alone as before, and its next use removes the directory.
+     */
+    @Test
+    void aDowngradeIsNoContention() throws Exception {
+        String path = "/episode/downgrade";
+        ZkReadWriteLock rw = new ZkReadWriteLock(client(), path);
+        rw.writeLock().lock();
+        rw.readLock().lock(); // downgrade: held at once beside the write node
+        Map<String, String> before = flw.mntr();
+        rw.writeLock().unlock();
+        Map<String, String> after = flw.mntr();
+        assertEquals(1, value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
+                "the write node's delete alone: the read node is in the directory");
+        rw.readLock().unlock();
+        assertNotNull(stat(path), "the read hold's view showed the write node: it removes nothing");
+
+        rw.writeLock().lock();
+        rw.writeLock().unlock();
+        assertNull(stat(path), "used alone again, the key's directory goes with its node");
     }
 
     // ------------------------------------------------------------------ taking turns

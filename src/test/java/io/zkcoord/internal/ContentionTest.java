@@ -66,15 +66,6 @@ class ContentionTest {
         assertEquals(Contention.NONE, c.probe());
     }
 
-    /** A stale grant never ends the mark: it saw nothing new. */
-    @Test
-    void aStaleViewNeverEndsTheMark() {
-        Contention c = Contention.made(LIFETIME).read(LIFETIME, 1).grantedAlone().refused();
-        for (int i = 0; i < 5; i++) {
-            assertFalse(c.mayRemove());
-        }
-    }
-
     /** A new lifetime of the directory (made again, by us or seen with another czxid) starts uncontended. */
     @Test
     void aNewLifetimeStartsAfresh() {

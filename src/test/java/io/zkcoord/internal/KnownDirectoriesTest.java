@@ -59,6 +59,28 @@ class KnownDirectoriesTest {
         assertTrue(known.likelyExists(DIR));
     }
 
+    /**
+     * A grant on a stale view (a watch saw the one node ahead go) is no probe: between two fresh
+     * reads two child changes apart, stale grants of this client leave the quiet-cycle check to
+     * those reads, and never end the mark themselves.
+     */
+    @Test
+    void aStaleGrantIsNoProbe() {
+        KnownDirectories known = new KnownDirectories(16);
+        known.sawMade(DIR, CZXID);
+        known.saw(DIR, CZXID, true, 1);
+        known.refused(DIR);
+        known.saw(DIR, CZXID, true, 4); // a waiter's read: others ahead, no grant
+        for (int i = 0; i < 3; i++) {
+            assertFalse(known.removableOnGrant(DIR, false), "stale grant " + i);
+        }
+        known.saw(DIR, CZXID, true, 6);
+        assertFalse(known.removableOnGrant(DIR, true), "the first fresh read alone only records a probe (4 -> 6 is"
+                + " not seen as a cycle: 4 was no grant of ours)");
+        known.saw(DIR, CZXID, true, 8);
+        assertTrue(known.removableOnGrant(DIR, true), "6 -> 8: a quiet cycle");
+    }
+
     /** The directory made again (a new lifetime) is not contended any more. */
     @Test
     void aNewLifetimeEndsTheMark() {
@@ -91,6 +113,27 @@ class KnownDirectoriesTest {
             czxid += 10;
         }
         assertFalse(known.removableOnGrant(DIR, true), "made again " + KnownDirectories.HOT_REMAKES + " times");
+    }
+
+    /**
+     * Acquisitions running per directory are counted exactly, whatever the bound of what is
+     * remembered: a directory is busy until the last of them ends.
+     */
+    @Test
+    void runningAcquisitionsAreCountedPerDirectory() {
+        KnownDirectories known = new KnownDirectories(1);
+        known.acquisitionStarted(DIR);
+        known.acquisitionStarted(DIR);
+        known.acquisitionStarted("/locks/other");
+        known.sawMade("/locks/a", CZXID);
+        known.sawMade("/locks/b", CZXID); // DIR is long forgotten as a known directory
+        known.acquisitionEnded(DIR);
+        assertTrue(known.acquiring(DIR), "one of two still runs");
+        known.acquisitionEnded(DIR);
+        assertFalse(known.acquiring(DIR));
+        assertTrue(known.acquiring("/locks/other"));
+        known.acquisitionEnded("/locks/other");
+        assertFalse(known.acquiring("/locks/other"));
     }
 
     /** Bounded: the directories used last are remembered; the others are merely unknown. */
