@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -120,7 +119,7 @@ class ContendedDirectoryTest {
         x.lock();
         HoldingThread yHolds = queued(y, path, 2);
         x.unlock(); // refused: y is queued
-        Await.until(WAIT, () -> children(path).size() == 1, "x's node deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "x's node deleted");
         HoldingThread xHolds = queued(x, path, 2);
         yHolds.release(); // y was granted on a stale view of its node alone: refused, x is queued
         join(yHolds);
@@ -153,7 +152,7 @@ class ContendedDirectoryTest {
         holder.lock();
         ZkMutex first = new ZkMutex(retrying, path);
         assertEquals(false, first.tryLock(50, TimeUnit.MILLISECONDS), "the holder holds");
-        Await.until(WAIT, () -> children(path).size() == 1, "the node of the acquisition that gave up deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the node of the acquisition that gave up deleted");
         HoldingThread retry = queued(new ZkMutex(retrying, path), path, 2);
         holder.unlock(); // refused: the retry is queued
         retry.release(); // granted by the watch on a view of its node alone, and last
@@ -273,9 +272,9 @@ class ContendedDirectoryTest {
 
     /** Waits until {@code path} holds {@code nodes} nodes and each but the first is watched by its waiter. */
     private void awaitQueue(String path, int nodes) {
-        Await.until(WAIT, () -> children(path).size() == nodes && SERVER.flw().wchsTotal() == nodes - 1
+        Await.until(WAIT, () -> SERVER.children(path).size() == nodes && SERVER.flw().wchsTotal() == nodes - 1
                 && SERVER.flw().watchCount() == nodes - 1, () -> nodes + " nodes in " + path + " and " + (nodes - 1)
-                + " data watches; have " + children(path).size() + ", " + SERVER.flw().wchsTotal() + " (wchs), "
+                + " data watches; have " + SERVER.children(path).size() + ", " + SERVER.flw().wchsTotal() + " (wchs), "
                 + SERVER.flw().watchCount() + " (all)");
     }
 
@@ -327,15 +326,5 @@ class ContendedDirectoryTest {
 
     private Stat stat(String path) throws Exception {
         return SERVER.admin().zooKeeper().exists(path, false);
-    }
-
-    private List<String> children(String dir) {
-        try {
-            return SERVER.admin().zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

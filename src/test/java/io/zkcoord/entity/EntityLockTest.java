@@ -150,7 +150,7 @@ class EntityLockTest {
             }
         });
         waiter.start();
-        Await.until(WAIT, () -> children(path).size() == 2, "the waiter queued");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 2, "the waiter queued");
         holder.unlock();
         Await.until(WAIT, () -> {
             synchronized (held) {
@@ -158,7 +158,7 @@ class EntityLockTest {
             }
         }, "the waiter holds");
         assertNotNull(stat(path), "the directory stays while the waiter's node is in it");
-        assertEquals(1, children(path).size());
+        assertEquals(1, SERVER.children(path).size());
         waiter.release();
         waiter.join(WAIT.toMillis());
         assertNull(waiter.failure());
@@ -178,7 +178,7 @@ class EntityLockTest {
         ZkMutex second = new ZkMutex(SERVER.client(), path);
         first.lock();
         assertFalse(second.tryLock(), "one look while held");
-        Await.until(WAIT, () -> children(path).size() == 1, "the one look's node is deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the one look's node is deleted");
         first.unlock();
         assertNull(stat(path), "removed by the release");
         assertTrue(second.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS));
@@ -242,7 +242,7 @@ class EntityLockTest {
         ZkSemaphore three = new ZkSemaphore(SERVER.client(), path, 3);
         ZkLease lease = two.acquire();
         assertThrows(IllegalStateException.class, three::acquire, "another count while the record exists");
-        Await.until(WAIT, () -> children(path).size() == 1, "the refused member's node is deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the refused member's node is deleted");
         lease.release();
         assertNull(stat(path));
         try (ZkLease mine = three.acquire()) {
@@ -265,15 +265,5 @@ class EntityLockTest {
         assertFalse(idle.exists(), "removed by the release");
         assertTrue(idle.idle());
         assertEquals(List.of(), idle.entries());
-    }
-
-    private List<String> children(String dir) {
-        try {
-            return SERVER.admin().zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -14,8 +15,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * One server per test class whose container reaper is held off ({@link EntityServers#withoutReaper()}),
  * with an admin session, its four-letter-word counters, and sessions made per test and closed after
- * each test. Register it as a static {@code @RegisterExtension} field. Not for use across threads
- * outside the test's own lifecycle, except {@link #client()}, which is thread-safe.
+ * each test. Register it as a static {@code @RegisterExtension} field; its methods may be called
+ * from any thread while the class's tests run.
  */
 final class ReaperlessServer implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
 
@@ -60,6 +61,22 @@ final class ReaperlessServer implements BeforeAllCallback, AfterAllCallback, Aft
         return flw;
     }
 
+    /** The server's connect string, for sessions the test manages itself. */
+    String connectString() {
+        return server.getConnectString();
+    }
+
+    /** The children of {@code dir} as the admin session reads them; none if {@code dir} does not exist. */
+    List<String> children(String dir) {
+        try {
+            return admin.zooKeeper().getChildren(dir, false);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** A new session, closed after the current test. */
     ZkClient client() {
         ZkClient c = newSession();
@@ -68,6 +85,6 @@ final class ReaperlessServer implements BeforeAllCallback, AfterAllCallback, Aft
     }
 
     private ZkClient newSession() {
-        return ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(sessionTimeout).build();
+        return ZkClient.builder().connectString(connectString()).sessionTimeout(sessionTimeout).build();
     }
 }
