@@ -9,6 +9,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.CounterWindow;
 import io.zkcoord.testing.HoldingThread;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -194,7 +195,8 @@ class ContendedDirectoryTest {
         Map<String, String> before = SERVER.flw().mntr();
         rw.writeLock().unlock();
         Map<String, String> after = SERVER.flw().mntr();
-        assertEquals(1, value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
+        assertEquals(1, CounterWindow.value(after, "zk_cnt_updatelatency")
+                - CounterWindow.value(before, "zk_cnt_updatelatency"),
                 "the write node's delete alone: the read node is in the directory");
         rw.readLock().unlock();
         assertNotNull(stat(path), "the read hold's view showed the write node: it removes nothing");
@@ -242,15 +244,12 @@ class ContendedDirectoryTest {
                 c.zooKeeper().exists("/", false); // no session is due to ping inside the window
             }
             SERVER.admin().zooKeeper().exists("/", false);
-            Map<String, String> before = SERVER.flw().mntr();
+            CounterWindow window = CounterWindow.open(SERVER.flw());
             threads[holder].release();
             join(threads[holder]);
             assertSame(threads[next], order.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "session " + next + " holds");
-            Map<String, String> after = settled();
-            Handoff handoff = new Handoff(fired(after) - fired(before),
-                    value(after, "zk_packets_received") - value(before, "zk_packets_received") - mntrCalls,
-                    value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
-                    value(after, "zk_cnt_readlatency") - value(before, "zk_cnt_readlatency"));
+            window.close();
+            Handoff handoff = new Handoff(window.fired(), window.requests(), window.writes(), window.reads());
             log.info("{} sessions, handoff {}: {}", k, h, handoff);
             handoffs.add(handoff);
             assertNotNull(stat(path), "the directory is kept while sessions queue in it");
@@ -290,38 +289,6 @@ class ContendedDirectoryTest {
         t.join(WAIT.toMillis());
         assertEquals(false, t.isAlive(), t.getName() + " ended");
         assertNull(t.failure(), t.getName() + " failed");
-    }
-
-    // ------------------------------------------------------------------ the server's counters
-
-    private int mntrCalls;
-
-    /** Reads mntr until two readings 20 ms apart differ by nothing but the later call; counts the calls. */
-    private Map<String, String> settled() throws InterruptedException {
-        mntrCalls = 1;
-        Map<String, String> previous = SERVER.flw().mntr();
-        for (int i = 0; i < 500; i++) {
-            TimeUnit.MILLISECONDS.sleep(20);
-            Map<String, String> now = SERVER.flw().mntr();
-            mntrCalls++;
-            if (fired(now) == fired(previous)
-                    && value(now, "zk_packets_received") - value(previous, "zk_packets_received") == 1) {
-                return now;
-            }
-            previous = now;
-        }
-        throw new AssertionError("server counters still moving after 10 s");
-    }
-
-    private static long fired(Map<String, String> m) {
-        return value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
-                + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
-    }
-
-    private static long value(Map<String, String> m, String key) {
-        String v = m.get(key);
-        assertNotNull(v, "mntr has no " + key);
-        return (long) Double.parseDouble(v);
     }
 
     private Stat stat(String path) throws Exception {
