@@ -51,7 +51,7 @@ final class ReaperlessServer implements BeforeAllCallback, AfterAllCallback, Aft
         server.close();
     }
 
-    /** The session the test reads and writes the tree with, outside the recipes under test; open for the whole class. */
+    /** The session the test reads and writes the tree with, outside the recipes under test; open all class long. */
     ZkClient admin() {
         return admin;
     }

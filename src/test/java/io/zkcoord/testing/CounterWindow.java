@@ -26,7 +26,7 @@ public final class CounterWindow {
         return new CounterWindow(flw);
     }
 
-    /** Closes the window once the counters have settled; throws {@link AssertionError} if they still move after 10 s. */
+    /** Closes the window once the counters have settled; {@link AssertionError} if they still move after 10 s. */
     public CounterWindow close() throws InterruptedException {
         after = settled(flw, this);
         return this;
@@ -37,7 +37,7 @@ public final class CounterWindow {
         return fired(after) - fired(before);
     }
 
-    /** Requests the server received inside the window (pings included), the window's own {@code mntr} calls left out. */
+    /** Requests the server received inside the window (pings included), less the window's own {@code mntr} calls. */
     public long requests() {
         return delta("zk_packets_received") - mntrCalls;
     }
