@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
@@ -176,6 +177,25 @@ public final class InvariantChecker {
             faultToNextEntryNanos = now - faultAt;
         }
         return entry;
+    }
+
+    /**
+     * One lock cycle on the calling thread: lock (blocking), enter, run {@code whenEntered}, write if
+     * exclusive, stay {@code holdNanos}, leave, unlock. Throws what {@code lock()} or {@code unlock()} throws.
+     */
+    public void cycle(String holder, ZkLock lock, boolean exclusive, long holdNanos, Runnable whenEntered) {
+        lock.lock();
+        try {
+            Entry e = enter(holder, lock.fencingToken(), exclusive ? Mode.EXCLUSIVE : Mode.SHARED);
+            whenEntered.run();
+            if (exclusive) {
+                write(e);
+            }
+            LockSupport.parkNanos(holdNanos);
+            leave(e);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
