@@ -9,7 +9,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FourLetterWords;
+import io.zkcoord.testing.CounterWindow;
 import io.zkcoord.testing.HoldingThread;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,15 +18,11 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,36 +44,8 @@ class ContendedDirectoryTest {
     private static final Duration LONG_SESSION = Duration.ofSeconds(60);
     private static final int HANDOFFS = 12;
 
-    private TestingServer server;
-    private FourLetterWords flw;
-    private ZkClient admin;
-    private final List<ZkClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    void startServer() throws Exception {
-        FourLetterWords.enableAllCommands();
-        server = EntityServers.withoutReaper();
-        flw = FourLetterWords.of(server.getConnectString());
-        admin = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
-    }
-
-    @AfterAll
-    void stopServer() throws Exception {
-        admin.close();
-        server.close();
-    }
-
-    @AfterEach
-    void closeClients() {
-        clients.forEach(ZkClient::close);
-        clients.clear();
-    }
-
-    private ZkClient client() {
-        ZkClient c = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
-        clients.add(c);
-        return c;
-    }
+    @RegisterExtension
+    static final ReaperlessServer SERVER = new ReaperlessServer(LONG_SESSION);
 
     /**
      * Two sessions taking turns on one fresh key, each queueing again while the other holds: the
@@ -123,8 +91,8 @@ class ContendedDirectoryTest {
     @Test
     void aKeyRemovedByItsLastWaiterIsRemovedAgainByTheNextUse() throws Exception {
         String path = "/episode/removed";
-        ZkMutex refused = new ZkMutex(client(), path);
-        ZkMutex last = new ZkMutex(client(), path);
+        ZkMutex refused = new ZkMutex(SERVER.client(), path);
+        ZkMutex last = new ZkMutex(SERVER.client(), path);
         refused.lock();
         HoldingThread waiter = queued(last, path, 2);
         refused.unlock(); // refused: the waiter is queued
@@ -147,12 +115,12 @@ class ContendedDirectoryTest {
     @Test
     void aKeyKeptByAContendedClientIsRemovedByItsSecondQuietUse() throws Exception {
         String path = "/episode/kept";
-        ZkMutex x = new ZkMutex(client(), path);
-        ZkMutex y = new ZkMutex(client(), path);
+        ZkMutex x = new ZkMutex(SERVER.client(), path);
+        ZkMutex y = new ZkMutex(SERVER.client(), path);
         x.lock();
         HoldingThread yHolds = queued(y, path, 2);
         x.unlock(); // refused: y is queued
-        Await.until(WAIT, () -> children(path).size() == 1, "x's node deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "x's node deleted");
         HoldingThread xHolds = queued(x, path, 2);
         yHolds.release(); // y was granted on a stale view of its node alone: refused, x is queued
         join(yHolds);
@@ -180,12 +148,12 @@ class ContendedDirectoryTest {
     @Test
     void aWaiterThatGaveUpStillRemovesTheDirectoryWhenItHoldsLast() throws Exception {
         String path = "/episode/retried";
-        ZkMutex holder = new ZkMutex(client(), path);
-        ZkClient retrying = client();
+        ZkMutex holder = new ZkMutex(SERVER.client(), path);
+        ZkClient retrying = SERVER.client();
         holder.lock();
         ZkMutex first = new ZkMutex(retrying, path);
         assertEquals(false, first.tryLock(50, TimeUnit.MILLISECONDS), "the holder holds");
-        Await.until(WAIT, () -> children(path).size() == 1, "the node of the acquisition that gave up deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the node of the acquisition that gave up deleted");
         HoldingThread retry = queued(new ZkMutex(retrying, path), path, 2);
         holder.unlock(); // refused: the retry is queued
         retry.release(); // granted by the watch on a view of its node alone, and last
@@ -202,7 +170,7 @@ class ContendedDirectoryTest {
     @Test
     void aDuplicateRequestInOneClientLeavesNoDirectory() throws Exception {
         String path = "/episode/one-client";
-        ZkClient service = client();
+        ZkClient service = SERVER.client();
         ZkMutex first = new ZkMutex(service, path);
         first.lock();
         HoldingThread second = queued(new ZkMutex(service, path), path, 2);
@@ -221,13 +189,14 @@ class ContendedDirectoryTest {
     @Test
     void aDowngradeIsNoContention() throws Exception {
         String path = "/episode/downgrade";
-        ZkReadWriteLock rw = new ZkReadWriteLock(client(), path);
+        ZkReadWriteLock rw = new ZkReadWriteLock(SERVER.client(), path);
         rw.writeLock().lock();
         rw.readLock().lock(); // downgrade: held at once beside the write node
-        Map<String, String> before = flw.mntr();
+        Map<String, String> before = SERVER.flw().mntr();
         rw.writeLock().unlock();
-        Map<String, String> after = flw.mntr();
-        assertEquals(1, value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
+        Map<String, String> after = SERVER.flw().mntr();
+        assertEquals(1, CounterWindow.value(after, "zk_cnt_updatelatency")
+                - CounterWindow.value(before, "zk_cnt_updatelatency"),
                 "the write node's delete alone: the read node is in the directory");
         rw.readLock().unlock();
         assertNotNull(stat(path), "the read hold's view showed the write node: it removes nothing");
@@ -254,7 +223,7 @@ class ContendedDirectoryTest {
         List<ZkClient> sessions = new ArrayList<>();
         List<ZkMutex> locks = new ArrayList<>();
         for (int i = 0; i < k; i++) {
-            sessions.add(client());
+            sessions.add(SERVER.client());
             locks.add(new ZkMutex(sessions.get(i), path));
         }
         BlockingQueue<HoldingThread> order = new LinkedBlockingQueue<>();
@@ -274,16 +243,13 @@ class ContendedDirectoryTest {
             for (ZkClient c : sessions) {
                 c.zooKeeper().exists("/", false); // no session is due to ping inside the window
             }
-            admin.zooKeeper().exists("/", false);
-            Map<String, String> before = flw.mntr();
+            SERVER.admin().zooKeeper().exists("/", false);
+            CounterWindow window = CounterWindow.open(SERVER.flw());
             threads[holder].release();
             join(threads[holder]);
             assertSame(threads[next], order.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "session " + next + " holds");
-            Map<String, String> after = settled();
-            Handoff handoff = new Handoff(fired(after) - fired(before),
-                    value(after, "zk_packets_received") - value(before, "zk_packets_received") - mntrCalls,
-                    value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency"),
-                    value(after, "zk_cnt_readlatency") - value(before, "zk_cnt_readlatency"));
+            window.close();
+            Handoff handoff = new Handoff(window.fired(), window.requests(), window.writes(), window.reads());
             log.info("{} sessions, handoff {}: {}", k, h, handoff);
             handoffs.add(handoff);
             assertNotNull(stat(path), "the directory is kept while sessions queue in it");
@@ -305,10 +271,10 @@ class ContendedDirectoryTest {
 
     /** Waits until {@code path} holds {@code nodes} nodes and each but the first is watched by its waiter. */
     private void awaitQueue(String path, int nodes) {
-        Await.until(WAIT, () -> children(path).size() == nodes && flw.wchsTotal() == nodes - 1
-                && flw.watchCount() == nodes - 1, () -> nodes + " nodes in " + path + " and " + (nodes - 1)
-                + " data watches; have " + children(path).size() + ", " + flw.wchsTotal() + " (wchs), "
-                + flw.watchCount() + " (all)");
+        Await.until(WAIT, () -> SERVER.children(path).size() == nodes && SERVER.flw().wchsTotal() == nodes - 1
+                && SERVER.flw().watchCount() == nodes - 1, () -> nodes + " nodes in " + path + " and " + (nodes - 1)
+                + " data watches; have " + SERVER.children(path).size() + ", " + SERVER.flw().wchsTotal() + " (wchs), "
+                + SERVER.flw().watchCount() + " (all)");
     }
 
     /** Starts a thread taking {@code lock} and waits until its node is the {@code nodes}th in the queue. */
@@ -325,49 +291,7 @@ class ContendedDirectoryTest {
         assertNull(t.failure(), t.getName() + " failed");
     }
 
-    // ------------------------------------------------------------------ the server's counters
-
-    private int mntrCalls;
-
-    /** Reads mntr until two readings 20 ms apart differ by nothing but the later call; counts the calls. */
-    private Map<String, String> settled() throws InterruptedException {
-        mntrCalls = 1;
-        Map<String, String> previous = flw.mntr();
-        for (int i = 0; i < 500; i++) {
-            TimeUnit.MILLISECONDS.sleep(20);
-            Map<String, String> now = flw.mntr();
-            mntrCalls++;
-            if (fired(now) == fired(previous)
-                    && value(now, "zk_packets_received") - value(previous, "zk_packets_received") == 1) {
-                return now;
-            }
-            previous = now;
-        }
-        throw new AssertionError("server counters still moving after 10 s");
-    }
-
-    private static long fired(Map<String, String> m) {
-        return value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
-                + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
-    }
-
-    private static long value(Map<String, String> m, String key) {
-        String v = m.get(key);
-        assertNotNull(v, "mntr has no " + key);
-        return (long) Double.parseDouble(v);
-    }
-
     private Stat stat(String path) throws Exception {
-        return admin.zooKeeper().exists(path, false);
-    }
-
-    private List<String> children(String dir) {
-        try {
-            return admin.zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return SERVER.admin().zooKeeper().exists(path, false);
     }
 }

@@ -17,7 +17,6 @@ import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.semaphore.ZkSemaphore;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.HoldingThread;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,17 +24,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A lock per entity against a real server: a fresh key is queued in one transaction that makes its
@@ -51,44 +47,16 @@ class EntityLockTest {
     /** Long sessions: idle pings (after a third of the timeout) are rare while requests are counted. */
     private static final Duration LONG_SESSION = Duration.ofSeconds(60);
 
-    private TestingServer server;
-    private FourLetterWords flw;
-    private ZkClient admin;
-    private final List<ZkClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    void startServer() throws Exception {
-        FourLetterWords.enableAllCommands();
-        server = EntityServers.withoutReaper();
-        flw = FourLetterWords.of(server.getConnectString());
-        admin = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
-    }
-
-    @AfterAll
-    void stopServer() throws Exception {
-        admin.close();
-        server.close();
-    }
-
-    @AfterEach
-    void closeClients() {
-        clients.forEach(ZkClient::close);
-        clients.clear();
-    }
-
-    private ZkClient client() {
-        ZkClient c = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(LONG_SESSION).build();
-        clients.add(c);
-        return c;
-    }
+    @RegisterExtension
+    static final ReaperlessServer SERVER = new ReaperlessServer(LONG_SESSION);
 
     private Stat stat(String path) throws Exception {
-        return admin.zooKeeper().exists(path, false);
+        return SERVER.admin().zooKeeper().exists(path, false);
     }
 
     private void persistent(String path, String data) throws Exception {
         try {
-            admin.zooKeeper().create(path, data.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            SERVER.admin().zooKeeper().create(path, data.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
                     CreateMode.PERSISTENT);
         } catch (KeeperException.NodeExistsException e) {
             // made by an earlier test of this class
@@ -112,18 +80,18 @@ class EntityLockTest {
     @Test
     void aFreshKeyCostsOneMultiAndOneReadAndLeavesNothing() throws Exception {
         persistent("/cost", "");
-        ZkClient c = client();
+        ZkClient c = SERVER.client();
         new ZkMutex(c, "/cost/warm").lock(); // the session's first request is not counted
         int[] key = {0};
         long[] unlockCost = {Long.MAX_VALUE};
         long lockCost = fewest(5, () -> {
             String path = "/cost/e-" + key[0]++;
             ZkMutex mutex = new ZkMutex(c, path);
-            long before = flw.packetsReceived();
+            long before = SERVER.flw().packetsReceived();
             mutex.lock();
-            long held = flw.packetsReceived();
+            long held = SERVER.flw().packetsReceived();
             mutex.unlock();
-            long after = flw.packetsReceived();
+            long after = SERVER.flw().packetsReceived();
             unlockCost[0] = Math.min(unlockCost[0], after - held - 1);
             return held - before - 1;
         });
@@ -149,7 +117,7 @@ class EntityLockTest {
      */
     @Test
     void onlyTheLibrarysOwnDirectoryIsRemoved() throws Exception {
-        ZkClient c = client();
+        ZkClient c = SERVER.client();
         ZkMutex deep = new ZkMutex(c, "/made/by/library");
         deep.lock();
         deep.unlock();
@@ -161,9 +129,9 @@ class EntityLockTest {
         mutex.lock();
         mutex.unlock();
         assertNotNull(stat("/user-dir"), "a persistent directory the library did not make stays");
-        assertEquals("the user's", new String(admin.zooKeeper().getData("/user-dir", false, null),
+        assertEquals("the user's", new String(SERVER.admin().zooKeeper().getData("/user-dir", false, null),
                 StandardCharsets.UTF_8));
-        assertEquals(List.of(), admin.zooKeeper().getChildren("/user-dir", false));
+        assertEquals(List.of(), SERVER.admin().zooKeeper().getChildren("/user-dir", false));
     }
 
     /**
@@ -173,16 +141,16 @@ class EntityLockTest {
     @Test
     void aReleaseKeepsTheDirectoryWhileSomeoneWaits() throws Exception {
         String path = "/wait/k";
-        ZkMutex holder = new ZkMutex(client(), path);
+        ZkMutex holder = new ZkMutex(SERVER.client(), path);
         holder.lock();
         List<Boolean> held = new ArrayList<>();
-        HoldingThread waiter = new HoldingThread("waiter", new ZkMutex(client(), path), t -> {
+        HoldingThread waiter = new HoldingThread("waiter", new ZkMutex(SERVER.client(), path), t -> {
             synchronized (held) {
                 held.add(true);
             }
         });
         waiter.start();
-        Await.until(WAIT, () -> children(path).size() == 2, "the waiter queued");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 2, "the waiter queued");
         holder.unlock();
         Await.until(WAIT, () -> {
             synchronized (held) {
@@ -190,7 +158,7 @@ class EntityLockTest {
             }
         }, "the waiter holds");
         assertNotNull(stat(path), "the directory stays while the waiter's node is in it");
-        assertEquals(1, children(path).size());
+        assertEquals(1, SERVER.children(path).size());
         waiter.release();
         waiter.join(WAIT.toMillis());
         assertNull(waiter.failure());
@@ -206,11 +174,11 @@ class EntityLockTest {
     @Test
     void anEnqueueAfterTheRemovalMakesTheDirectoryAgain() throws Exception {
         String path = "/race/k";
-        ZkMutex first = new ZkMutex(client(), path);
-        ZkMutex second = new ZkMutex(client(), path);
+        ZkMutex first = new ZkMutex(SERVER.client(), path);
+        ZkMutex second = new ZkMutex(SERVER.client(), path);
         first.lock();
         assertFalse(second.tryLock(), "one look while held");
-        Await.until(WAIT, () -> children(path).size() == 1, "the one look's node is deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the one look's node is deleted");
         first.unlock();
         assertNull(stat(path), "removed by the release");
         assertTrue(second.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS));
@@ -222,7 +190,7 @@ class EntityLockTest {
     /** Every recipe on fresh keys: held, its directory made with its node, and nothing left after. */
     @Test
     void everyRecipeOnFreshKeysLeavesNothing() throws Exception {
-        ZkClient c = client();
+        ZkClient c = SERVER.client();
         ZkReadWriteLock rw = new ZkReadWriteLock(c, "/every/rw");
         rw.readLock().lock();
         rw.readLock().unlock();
@@ -238,7 +206,7 @@ class EntityLockTest {
 
         ZkSemaphore sem = new ZkSemaphore(c, "/every/sem", 2);
         try (ZkLease lease = sem.acquire()) {
-            assertEquals("permits=2", new String(admin.zooKeeper().getData("/every/sem", false, null),
+            assertEquals("permits=2", new String(SERVER.admin().zooKeeper().getData("/every/sem", false, null),
                     StandardCharsets.UTF_8), "the permit record is made with the directory");
         }
         assertNull(stat("/every/sem"), "semaphore");
@@ -270,15 +238,15 @@ class EntityLockTest {
     @Test
     void theSemaphoresPermitRecordComesBackWithItsDirectory() throws Exception {
         String path = "/sem-record/k";
-        ZkSemaphore two = new ZkSemaphore(client(), path, 2);
-        ZkSemaphore three = new ZkSemaphore(client(), path, 3);
+        ZkSemaphore two = new ZkSemaphore(SERVER.client(), path, 2);
+        ZkSemaphore three = new ZkSemaphore(SERVER.client(), path, 3);
         ZkLease lease = two.acquire();
         assertThrows(IllegalStateException.class, three::acquire, "another count while the record exists");
-        Await.until(WAIT, () -> children(path).size() == 1, "the refused member's node is deleted");
+        Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the refused member's node is deleted");
         lease.release();
         assertNull(stat(path));
         try (ZkLease mine = three.acquire()) {
-            assertEquals("permits=3", new String(admin.zooKeeper().getData(path, false, null), StandardCharsets.UTF_8));
+            assertEquals("permits=3", new String(SERVER.admin().zooKeeper().getData(path, false, null), StandardCharsets.UTF_8));
             assertThrows(IllegalStateException.class, two::acquire, "the record now says 3");
         }
     }
@@ -287,25 +255,15 @@ class EntityLockTest {
     @Test
     void theInspectorCallsAMissingDirectoryIdle() throws Exception {
         String path = "/inspect/k";
-        ZkMutex mutex = new ZkMutex(client(), path);
+        ZkMutex mutex = new ZkMutex(SERVER.client(), path);
         mutex.lock();
-        QueueSnapshot busy = Inspector.inspect(admin, path);
+        QueueSnapshot busy = Inspector.inspect(SERVER.admin(), path);
         assertTrue(busy.exists());
         assertEquals(1, busy.holders().size());
         mutex.unlock();
-        QueueSnapshot idle = Inspector.inspect(admin, path);
+        QueueSnapshot idle = Inspector.inspect(SERVER.admin(), path);
         assertFalse(idle.exists(), "removed by the release");
         assertTrue(idle.idle());
         assertEquals(List.of(), idle.entries());
-    }
-
-    private List<String> children(String dir) {
-        try {
-            return admin.zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -18,13 +18,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.KeeperException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,20 +45,8 @@ class EntityRaceTest {
     /** Bound on the whole run: a stuck waiter fails the test here, not by the JUnit timeout. */
     private static final Duration RUN_BOUND = Duration.ofSeconds(90);
 
-    private TestingServer server;
-    private ZkClient admin;
-
-    @BeforeAll
-    void start() throws Exception {
-        server = EntityServers.withoutReaper();
-        admin = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(30)).build();
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        admin.close();
-        server.close();
-    }
+    @RegisterExtension
+    static final ReaperlessServer SERVER = new ReaperlessServer(Duration.ofSeconds(30));
 
     /** The invariants of one run, over fresh keys under {@code root}. */
     @Test
@@ -85,7 +70,7 @@ class EntityRaceTest {
         List<Thread> workers = new ArrayList<>();
         try {
             for (int c = 0; c < CLIENTS; c++) {
-                clients.add(ZkClient.builder().connectString(server.getConnectString())
+                clients.add(ZkClient.builder().connectString(SERVER.connectString())
                         .sessionTimeout(Duration.ofSeconds(30)).build());
             }
             for (int t = 0; t < CLIENTS * THREADS_PER_CLIENT; t++) {
@@ -163,21 +148,21 @@ class EntityRaceTest {
             assertEquals(List.of(), List.copyOf(failures), "seed " + seed);
             assertEquals(0, overlaps.get(), "two holders of one key at once (seed " + seed + ")");
             assertTrue(grants.get() > 0, "nothing was ever held (seed " + seed + ")");
-            Await.until(Duration.ofSeconds(30), () -> keys.stream().allMatch(k -> children(k).isEmpty()),
-                    () -> "nodes left: " + keys.stream().map(this::children).toList());
+            Await.until(Duration.ofSeconds(30), () -> keys.stream().allMatch(k -> SERVER.children(k).isEmpty()),
+                    () -> "nodes left: " + keys.stream().map(SERVER::children).toList());
             long left = keys.stream().filter(this::exists).count();
             log.info("seed {}: {} grants, {} gave up, {} of {} directories left after the run", seed, grants.get(),
                     gaveUp.get(), left, KEYS);
             // A directory left (the last to leave gave up while a holder still held, and the
             // holder's last read had shown it; or a key a client used so often that it keeps it as
             // a hot key) is empty: the next use of the key by a client that is new to it removes it.
-            try (ZkClient fresh = ZkClient.builder().connectString(server.getConnectString())
+            try (ZkClient fresh = ZkClient.builder().connectString(SERVER.connectString())
                     .sessionTimeout(Duration.ofSeconds(30)).build()) {
                 for (String k : keys) {
                     ZkMutex again = new ZkMutex(fresh, k);
                     again.lock();
                     again.unlock();
-                    assertNull(admin.zooKeeper().exists(k, false), k + " after one more use (seed " + seed + ")");
+                    assertNull(SERVER.admin().zooKeeper().exists(k, false), k + " after one more use (seed " + seed + ")");
                 }
             }
         } finally {
@@ -188,19 +173,9 @@ class EntityRaceTest {
         }
     }
 
-    private List<String> children(String dir) {
-        try {
-            return admin.zooKeeper().getChildren(dir, false);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
-
     private boolean exists(String dir) {
         try {
-            return admin.zooKeeper().exists(dir, false) != null;
+            return SERVER.admin().zooKeeper().exists(dir, false) != null;
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -11,10 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
@@ -181,6 +180,25 @@ public final class InvariantChecker {
     }
 
     /**
+     * One lock cycle on the calling thread: lock (blocking), enter, run {@code whenEntered}, write if
+     * exclusive, stay {@code holdNanos}, leave, unlock. Throws what {@code lock()} or {@code unlock()} throws.
+     */
+    public void cycle(String holder, ZkLock lock, boolean exclusive, long holdNanos, Runnable whenEntered) {
+        lock.lock();
+        try {
+            Entry e = enter(holder, lock.fencingToken(), exclusive ? Mode.EXCLUSIVE : Mode.SHARED);
+            whenEntered.run();
+            if (exclusive) {
+                write(e);
+            }
+            LockSupport.parkNanos(holdNanos);
+            leave(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Writes to the fenced resource with the entry's token; if accepted, increments the counter the way
      * an unprotected critical section would (read, yield, write).
      *
@@ -310,12 +328,7 @@ public final class InvariantChecker {
 
     /** @throws AssertionError listing every violation, if any */
     public void assertNoViolations() {
-        List<String> found = violations();
-        log.info("REPORT {}", summary());
-        if (!found.isEmpty()) {
-            throw new AssertionError(scenario + ": " + found.size() + " violation(s):\n  "
-                    + String.join("\n  ", found) + "\n" + summary());
-        }
+        ScenarioVerdict.assertNone(scenario, violations(), summary());
     }
 
     /**
@@ -352,18 +365,7 @@ public final class InvariantChecker {
      * @throws AssertionError naming how many are still running after {@code within}
      */
     public void assertAllDone(List<? extends Future<?>> work, Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        for (int i = 0; i < work.size(); i++) {
-            try {
-                work.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                long running = work.stream().filter(f -> !f.isDone()).count();
-                throw new AssertionError(scenario + ": " + running + " client thread(s) still waiting after "
-                        + within.toMillis() + " ms; " + summary());
-            } catch (ExecutionException e) {
-                throw new AssertionError(scenario + ": client thread " + i + " failed: " + e.getCause(), e.getCause());
-            }
-        }
+        ScenarioVerdict.assertAllDone(scenario, work, within, this::summary);
     }
 
     /** @return one line for the report */

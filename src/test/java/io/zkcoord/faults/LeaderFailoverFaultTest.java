@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.RepeatedTest;
@@ -154,17 +153,6 @@ class LeaderFailoverFaultTest {
 
     /** One lock cycle: acquire, enter, write if exclusive, stay a moment, leave, release. */
     private static void cycle(InvariantChecker checker, String name, ZkLock lock, boolean exclusive) {
-        lock.lock();
-        try {
-            InvariantChecker.Entry e = checker.enter(name, lock.fencingToken(),
-                    exclusive ? InvariantChecker.Mode.EXCLUSIVE : InvariantChecker.Mode.SHARED);
-            if (exclusive) {
-                checker.write(e);
-            }
-            LockSupport.parkNanos(HOLD_NANOS);
-            checker.leave(e);
-        } finally {
-            lock.unlock();
-        }
+        checker.cycle(name, lock, exclusive, HOLD_NANOS, () -> { });
     }
 }

@@ -9,10 +9,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -180,29 +178,12 @@ public final class PermitLedger {
 
     /** @throws AssertionError listing every violation, if any */
     public void assertNoViolations() {
-        List<String> found = violations();
-        log.info("REPORT {}", summary());
-        if (!found.isEmpty()) {
-            throw new AssertionError(scenario + ": " + found.size() + " violation(s):\n  "
-                    + String.join("\n  ", found) + "\n" + summary());
-        }
+        ScenarioVerdict.assertNone(scenario, violations(), summary());
     }
 
     /** Waits for every client thread and rethrows the first failure; no thread may be left waiting. */
     public void assertAllDone(List<? extends Future<?>> work, Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        for (int i = 0; i < work.size(); i++) {
-            try {
-                work.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                long running = work.stream().filter(f -> !f.isDone()).count();
-                throw new AssertionError(scenario + ": " + running + " client thread(s) still running after "
-                        + within.toMillis() + " ms; " + summary());
-            } catch (ExecutionException e) {
-                throw new AssertionError(scenario + ": client thread " + i + " failed: " + e.getCause(),
-                        e.getCause());
-            }
-        }
+        ScenarioVerdict.assertAllDone(scenario, work, within, this::summary);
     }
 
     /** @return one line for the report */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.CounterWindow;
 import io.zkcoord.testing.FourLetterWords;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -206,27 +207,14 @@ class ReadWriteHerdTest {
 
         void close() {
             Map<String, String> after = flw.mntr();
-            fired = fired(after) - fired(before);
+            fired = CounterWindow.fired(after) - CounterWindow.fired(before);
             requests = delta(after, "zk_packets_received") - 1; // the closing mntr counts itself
             writes = delta(after, "zk_cnt_updatelatency");
             reads = delta(after, "zk_cnt_readlatency");
         }
 
         private long delta(Map<String, String> after, String key) {
-            return value(after, key) - value(before, key);
-        }
-
-        private static long fired(Map<String, String> m) {
-            return value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
-                    + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
-        }
-
-        private static long value(Map<String, String> m, String key) {
-            String v = m.get(key);
-            if (v == null) {
-                throw new IllegalStateException("mntr has no " + key);
-            }
-            return (long) Double.parseDouble(v);
+            return CounterWindow.value(after, key) - CounterWindow.value(before, key);
         }
     }
 

@@ -4,18 +4,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The hostile-client matrix ({@link HostileMatrix}) with digest identities: A's clients authenticate
@@ -29,35 +25,14 @@ class DigestHostileClientTest {
     static final String ALICE = "alice:" + Secrets.ALICE_PASSWORD;
     static final String BOB = "bob:" + Secrets.BOB_PASSWORD;
 
-    private TestingServer server;
-    private final List<ZkClient> clients = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        for (ZkClient c : clients) {
-            c.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    final ServerPerTest servers = new ServerPerTest();
 
     private ZkClient alice() throws Exception {
         List<ACL> aliceOnly = List.of(new ACL(ZooDefs.Perms.ALL,
                 new Id("digest", DigestAuthenticationProvider.generateDigest(ALICE))));
-        return client(ZkClient.builder().authorization("digest", ALICE.getBytes(UTF_8))
+        return servers.client(ZkClient.builder().authorization("digest", ALICE.getBytes(UTF_8))
                 .aclProvider(path -> path.startsWith("/secure") ? aliceOnly : ZooDefs.Ids.OPEN_ACL_UNSAFE));
-    }
-
-    private ZkClient client(ZkClient.Builder builder) {
-        ZkClient c = builder.connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(10)).build();
-        clients.add(c);
-        return c;
     }
 
     /** B (another digest identity) is refused at once on every row for every recipe; A sees nothing. */
@@ -65,7 +40,7 @@ class DigestHostileClientTest {
     void anotherIdentityGetsNowhere() throws Exception {
         ZkClient holder = alice();
         ZkClient waiter = alice();
-        ZkClient bob = client(ZkClient.builder().authorization("digest", BOB.getBytes(UTF_8)));
+        ZkClient bob = servers.client(ZkClient.builder().authorization("digest", BOB.getBytes(UTF_8)));
         List<HostileMatrix.Cell> cells = new HostileMatrix("/secure", holder, waiter, bob).run();
         assertTrue(cells.size() >= 40, "every row ran: " + cells.size());
     }
@@ -75,7 +50,7 @@ class DigestHostileClientTest {
     void anAnonymousClientGetsNowhere() throws Exception {
         ZkClient holder = alice();
         ZkClient waiter = alice();
-        ZkClient anonymous = client(ZkClient.builder());
+        ZkClient anonymous = servers.client(ZkClient.builder());
         List<HostileMatrix.Cell> cells = new HostileMatrix("/secure", holder, waiter, anonymous).run();
         assertTrue(cells.size() >= 40, "every row ran: " + cells.size());
     }

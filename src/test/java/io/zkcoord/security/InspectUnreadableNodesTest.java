@@ -14,18 +14,15 @@ import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.semaphore.ZkSemaphore;
 import io.zkcoord.testing.Await;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Inspector where the directory is readable but the nodes in it are not: alice's directories
@@ -40,26 +37,8 @@ class InspectUnreadableNodesTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private TestingServer server;
-    private final List<ZkClient> clients = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        clients.forEach(ZkClient::close);
-        clients.clear();
-        server.close();
-    }
-
-    private ZkClient client(ZkClient.Builder builder) {
-        ZkClient c = builder.connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(10)).build();
-        clients.add(c);
-        return c;
-    }
+    @RegisterExtension
+    final ServerPerTest servers = new ServerPerTest();
 
     /** alice: directories under /shared readable by anyone, her queue nodes hers alone. */
     private ZkClient alice() throws Exception {
@@ -67,7 +46,8 @@ class InspectUnreadableNodesTest {
         List<ACL> aliceOnly = List.of(new ACL(ZooDefs.Perms.ALL, alice));
         List<ACL> listable = List.of(new ACL(ZooDefs.Perms.ALL, alice),
                 new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
-        return client(ZkClient.builder().authorization("digest", DigestHostileClientTest.ALICE.getBytes(UTF_8))
+        return servers.client(ZkClient.builder()
+                .authorization("digest", DigestHostileClientTest.ALICE.getBytes(UTF_8))
                 .aclProvider(path -> !path.startsWith("/shared") ? ZooDefs.Ids.OPEN_ACL_UNSAFE
                         : path.chars().filter(c -> c == '/').count() > 2 ? aliceOnly : listable));
     }
@@ -77,7 +57,8 @@ class InspectUnreadableNodesTest {
     void nodesBobMayNotReadAreReportedNotOmitted() throws Exception {
         ZkClient holder = alice();
         ZkClient waiter = alice();
-        ZkClient bob = client(ZkClient.builder().authorization("digest", DigestHostileClientTest.BOB.getBytes(UTF_8)));
+        ZkClient bob = servers.client(
+                ZkClient.builder().authorization("digest", DigestHostileClientTest.BOB.getBytes(UTF_8)));
         String dir = "/shared/mutex";
         try (ZkLease hold = new ZkMutex(holder, dir).acquire()) {
             CompletableFuture<ZkLease> waiting = new ZkMutex(waiter, dir).acquireAsync();
@@ -117,7 +98,7 @@ class InspectUnreadableNodesTest {
     @Test
     void theRuleCountsUnreadableNodes() throws Exception {
         ZkClient a = alice();
-        ZkClient bob = client(ZkClient.builder());
+        ZkClient bob = servers.client(ZkClient.builder());
         String dir = "/shared/sem";
         ZkSemaphore semaphore = new ZkSemaphore(a, dir, 2);
         ZkLease one = semaphore.acquire();

@@ -163,19 +163,7 @@ final class RecipeWorkload {
     }
 
     private void lockCycle(InvariantChecker checker, int client, ZkLock lock, boolean exclusive) {
-        lock.lock();
-        try {
-            InvariantChecker.Entry e = checker.enter("client-" + client, lock.fencingToken(),
-                    exclusive ? InvariantChecker.Mode.EXCLUSIVE : InvariantChecker.Mode.SHARED);
-            grants.incrementAndGet(client);
-            if (exclusive) {
-                checker.write(e);
-            }
-            LockSupport.parkNanos(HOLD_NANOS);
-            checker.leave(e);
-        } finally {
-            lock.unlock();
-        }
+        checker.cycle("client-" + client, lock, exclusive, HOLD_NANOS, () -> grants.incrementAndGet(client));
     }
 
     private void semaphoreCycle(int client, ZkSemaphore s) {

@@ -3,9 +3,6 @@ package io.zkcoord.security;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.lock.ZkMutex;
@@ -13,14 +10,12 @@ import io.zkcoord.testing.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -38,9 +33,8 @@ class TlsNoQuorumTest {
     private static TestCertificates certs;
     private static SecureEnsemble ensemble;
 
-    private final List<String> verdicts = new CopyOnWriteArrayList<>();
-    private AppenderBase<ILoggingEvent> capture;
-    private Level watchLevel;
+    @RegisterExtension
+    final TlsWatchLog watchLog = new TlsWatchLog();
 
     @BeforeAll
     static void startEnsemble() throws Exception {
@@ -53,31 +47,6 @@ class TlsNoQuorumTest {
         if (ensemble != null) {
             ensemble.close();
         }
-    }
-
-    @BeforeEach
-    void captureVerdicts() {
-        capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent event) {
-                if (event.getFormattedMessage().contains("TLS probe verdict")) {
-                    verdicts.add(event.getFormattedMessage());
-                }
-            }
-        };
-        capture.start();
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(capture);
-        ch.qos.logback.classic.Logger watch = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch");
-        watchLevel = watch.getLevel();
-        watch.setLevel(Level.DEBUG); // each probe's verdict: the acquisition is checked after two of them
-    }
-
-    @AfterEach
-    void stopCapture() {
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-                .detachAppender(capture);
-        capture.stop();
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch")).setLevel(watchLevel);
     }
 
     /**
@@ -98,12 +67,12 @@ class TlsNoQuorumTest {
                 .clientConfig(TlsSettings.client(certs.trustStore, certs.aliceKeyStore))
                 .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30)).start()) {
             CompletableFuture<ZkLease> waiting = new ZkMutex(client, "/tls-no-quorum/lock").acquireAsync();
-            Await.until("two TLS probes judged", WAIT, () -> verdicts.size() >= 2);
-            assertFalse(waiting.isDone(), () -> "the acquisition still waits for a session: " + verdicts + " "
+            Await.until("two TLS probes judged", WAIT, () -> watchLog.verdicts().size() >= 2);
+            assertFalse(waiting.isDone(), () -> "the acquisition still waits for a session: " + watchLog.verdicts() + " "
                     + waiting.handle((lease, failure) -> String.valueOf(failure)).join());
 
             LoggerFactory.getLogger(TlsNoQuorumTest.class).info("MEASURED probes of a server without quorum: {}",
-                    verdicts);
+                    watchLog.verdicts());
             killed.get(0).start();
             ensemble.awaitQuorum(List.of(alone, killed.get(0)), WAIT);
             try (ZkLease lease = waiting.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import io.zkcoord.ConnectionState;
 import io.zkcoord.TlsConnectException;
 import io.zkcoord.ZkClient;
@@ -16,24 +13,23 @@ import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
 import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.SilentServer;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,11 +50,8 @@ class TlsStartFailureTest {
     private static TestCertificates certs;
     private static SecureServer server;
 
-    private final List<String> errors = new CopyOnWriteArrayList<>();
-    private final List<String> verdicts = new CopyOnWriteArrayList<>();
-    private final List<String> watchLines = new CopyOnWriteArrayList<>();
-    private AppenderBase<ILoggingEvent> capture;
-    private Level watchLevel;
+    @RegisterExtension
+    final TlsWatchLog watchLog = new TlsWatchLog();
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -66,35 +59,14 @@ class TlsStartFailureTest {
         server = TlsServers.main();
     }
 
-    @BeforeEach
-    void captureErrors() {
-        capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent event) {
-                if (event.getLevel().isGreaterOrEqual(Level.ERROR) && event.getLoggerName().startsWith("io.zkcoord")) {
-                    errors.add(event.getFormattedMessage());
-                }
-                if (event.getLoggerName().equals("io.zkcoord.TlsWatch")) {
-                    watchLines.add(event.getFormattedMessage());
-                }
-                if (event.getFormattedMessage().contains("TLS probe verdict")) {
-                    verdicts.add(event.getFormattedMessage());
-                }
-            }
-        };
-        capture.start();
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(capture);
-        ch.qos.logback.classic.Logger watch = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch");
-        watchLevel = watch.getLevel();
-        watch.setLevel(Level.DEBUG); // each probe's verdict, to see the refusal logged once over several
-    }
-
-    @AfterEach
-    void stopCapture() {
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-                .detachAppender(capture);
-        capture.stop();
-        ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.zkcoord.TlsWatch")).setLevel(watchLevel);
+    /**
+     * A trust store file of the test's own, trusting only the rogue authority (not the server) until the
+     * test fixes it.
+     */
+    private static Path rogueTrustStoreCopy() throws IOException {
+        Path trustStore = Files.createTempFile(certs.dir, "truststore", ".p12");
+        Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+        return trustStore;
     }
 
     private static ZkClient started(String connectString, ZKClientConfig config) {
@@ -130,12 +102,12 @@ class TlsStartFailureTest {
             assertEquals(TlsConnectException.Problem.SERVER_NOT_TRUSTED, sessionRefused.problem());
             assertEquals(ConnectionState.CONNECTING, client.state(), "the client keeps trying");
             Await.until("three probes refused", WAIT,
-                    () -> verdicts.stream().filter(v -> v.contains("SERVER_NOT_TRUSTED")).count() >= 3);
+                    () -> watchLog.verdicts().stream().filter(v -> v.contains("SERVER_NOT_TRUSTED")).count() >= 3);
             LOG.info("MEASURED start() with an untrusted server: a waiting acquireAsync failed {} ms after start(),"
                     + " a new tryLock(30 s) in {} ms", waitingMillis, tryMillis);
         }
-        assertEquals(1, errors.stream().filter(e -> e.contains("not trusted")).count(),
-                "the refusal is logged once at ERROR, however many probes found it: " + errors);
+        assertEquals(1, watchLog.errors().stream().filter(e -> e.contains("not trusted")).count(),
+                "the refusal is logged once at ERROR, however many probes found it: " + watchLog.errors());
     }
 
     /** A TLS client pointed at a plain-text port: a tryLock(30 s) fails with NOT_A_TLS_PORT. */
@@ -158,8 +130,7 @@ class TlsStartFailureTest {
      */
     @Test
     void recoversOnceTheTrustStoreIsFixed() throws Exception {
-        Path trustStore = Files.createTempFile(certs.dir, "truststore", ".p12");
-        Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+        Path trustStore = rogueTrustStoreCopy();
         try (ZkClient client = started(server.secureConnectString(),
                 TlsSettings.client(trustStore, certs.aliceKeyStore))) {
             ZkMutex mutex = new ZkMutex(client, "/tls-start/recovered");
@@ -187,8 +158,7 @@ class TlsStartFailureTest {
      */
     @Test
     void aRefusalEndedByASessionDoesNotFailAcquisitionsAtTheNextExpiry() throws Exception {
-        Path trustStore = Files.createTempFile(certs.dir, "truststore", ".p12");
-        Files.copy(certs.rogueTrustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
+        Path trustStore = rogueTrustStoreCopy();
         try (ZkClient client = started(server.secureConnectString(),
                 TlsSettings.client(trustStore, certs.aliceKeyStore))) {
             ZkMutex mutex = new ZkMutex(client, "/tls-start/refusal-over");
@@ -203,13 +173,13 @@ class TlsStartFailureTest {
                     Await.until("the expired session replaced", WAIT, () -> client.zooKeeper() != old);
                 }
                 assertThrows(TlsConnectException.class, () -> mutex.tryLock(30, TimeUnit.SECONDS), "refused");
-                int mark = watchLines.size();
+                int mark = watchLog.watchLines().size();
                 Files.copy(certs.trustStore, trustStore, StandardCopyOption.REPLACE_EXISTING);
                 Await.until("a session once the trust store is fixed", WAIT, () -> client.state().isConnected());
-                endedBySession = watchLines.subList(mark, watchLines.size()).stream()
+                endedBySession = watchLog.watchLines().subList(mark, watchLog.watchLines().size()).stream()
                         .anyMatch(l -> l.contains("the TLS refusal logged before is over"));
             }
-            assertTrue(endedBySession, "a session ended a refusal in one of 10 tries: " + watchLines);
+            assertTrue(endedBySession, "a session ended a refusal in one of 10 tries: " + watchLog.watchLines());
 
             CountDownLatch release = new CountDownLatch(1);
             AtomicBoolean held = new AtomicBoolean();

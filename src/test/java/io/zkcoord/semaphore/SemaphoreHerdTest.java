@@ -9,6 +9,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.testing.Await;
+import io.zkcoord.testing.CounterWindow;
 import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
@@ -355,8 +356,7 @@ class SemaphoreHerdTest {
         /** The session of holder 0, the one that leaves (released, or expired). */
         private final long leaving;
         private final Map<Long, Long> consBefore;
-        private final Map<String, String> before;
-        private int mntrCalls;
+        private final CounterWindow counters;
         long fired;
         long requests;
         long writes;
@@ -379,18 +379,18 @@ class SemaphoreHerdTest {
                 c.zooKeeper().exists("/", false);
             }
             admin.zooKeeper().exists("/", false);
-            settled();
+            CounterWindow.settle(flw);
             consBefore = receivedBySession();
-            before = flw.mntr();
+            counters = CounterWindow.open(flw);
         }
 
         void close() throws Exception {
-            Map<String, String> after = settled();
+            counters.close();
             Map<Long, Long> consAfter = receivedBySession();
-            fired = fired(after) - fired(before);
-            requests = value(after, "zk_packets_received") - value(before, "zk_packets_received") - mntrCalls;
-            writes = value(after, "zk_cnt_updatelatency") - value(before, "zk_cnt_updatelatency");
-            reads = value(after, "zk_cnt_readlatency") - value(before, "zk_cnt_readlatency");
+            fired = counters.fired();
+            requests = counters.requests();
+            writes = counters.writes();
+            reads = counters.reads();
             othersRequests = 0;
             for (Map.Entry<Long, Long> e : consAfter.entrySet()) {
                 Long was = consBefore.get(e.getKey());
@@ -405,28 +405,6 @@ class SemaphoreHerdTest {
                     othersRequests += d;
                 }
             }
-        }
-
-        /** Reads mntr until two readings 20 ms apart differ by nothing but the later call. */
-        private Map<String, String> settled() throws InterruptedException {
-            Map<String, String> previous = mntr();
-            for (int i = 0; i < 500; i++) {
-                TimeUnit.MILLISECONDS.sleep(20);
-                Map<String, String> now = mntr();
-                if (fired(now) == fired(previous)
-                        && value(now, "zk_packets_received") - value(previous, "zk_packets_received") == 1) {
-                    return now;
-                }
-                previous = now;
-            }
-            throw new AssertionError("server counters still moving after 10 s");
-        }
-
-        private Map<String, String> mntr() {
-            if (before != null) {
-                mntrCalls++;
-            }
-            return flw.mntr();
         }
     }
 
@@ -443,17 +421,6 @@ class SemaphoreHerdTest {
             }
         }
         return bySession;
-    }
-
-    private static long fired(Map<String, String> m) {
-        return value(m, "zk_sum_node_created_watch_count") + value(m, "zk_sum_node_deleted_watch_count")
-                + value(m, "zk_sum_node_changed_watch_count") + value(m, "zk_sum_node_children_watch_count");
-    }
-
-    private static long value(Map<String, String> m, String key) {
-        String v = m.get(key);
-        assertNotNull(v, "mntr has no " + key);
-        return (long) Double.parseDouble(v);
     }
 
     // ------------------------------------------------------------------ helpers
