@@ -55,14 +55,14 @@ final class Choosing {
             export.accept(held.fencingToken());                    // the export's writes carry the token
             createIfMissing(client, "/jobs");
             createIfMissing(client, "/jobs/nightly-export");
-            held.commitIfHeld(List.of(Op.create(done, new byte[0], client.acl(), CreateMode.PERSISTENT)));
+            held.commitIfHeld(List.of(Op.create(done, new byte[0], client.aclFor(done), CreateMode.PERSISTENT)));
             return true;                                           // recorded only if the lock still held
         }
     }
 
     static void createIfMissing(ZkClient client, String path) throws Exception {
         try {
-            client.call(path, zk -> zk.create(path, new byte[0], client.acl(), CreateMode.PERSISTENT));
+            client.call(path, zk -> zk.create(path, new byte[0], client.aclFor(path), CreateMode.PERSISTENT));
         } catch (KeeperException.NodeExistsException e) {
             // made by an earlier run
         }
