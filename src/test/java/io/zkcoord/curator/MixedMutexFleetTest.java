@@ -82,11 +82,12 @@ class MixedMutexFleetTest {
             assertTrue(curatorMutex.acquire(10, TimeUnit.SECONDS));
             assertFalse(ours.tryLock(), "a Curator holder is first in the queue");
             ExecutorService pool = Executors.newSingleThreadExecutor();
+            java.util.concurrent.atomic.AtomicBoolean releasing = new java.util.concurrent.atomic.AtomicBoolean();
             try {
                 Future<Boolean> waiting = pool.submit(() -> {
                     ours.lock();
                     try {
-                        return !curatorMutex.isAcquiredInThisProcess();
+                        return releasing.get();
                     } finally {
                         ours.unlock();
                     }
@@ -94,8 +95,9 @@ class MixedMutexFleetTest {
                 Await.until(java.time.Duration.ofSeconds(30), () -> childCount(c, "/mixed/behind") == 2,
                         "our waiter queued behind the Curator holder");
                 assertFalse(waiting.isDone(), "held while the Curator holder is inside");
+                releasing.set(true);
                 curatorMutex.release();
-                assertTrue(waiting.get(30, TimeUnit.SECONDS), "held only after the Curator holder released");
+                assertTrue(waiting.get(30, TimeUnit.SECONDS), "held only once the Curator holder released");
             } finally {
                 pool.shutdownNow();
             }

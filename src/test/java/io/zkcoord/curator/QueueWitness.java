@@ -15,7 +15,9 @@ import org.apache.zookeeper.data.Stat;
  *   <li><b>FIFO</b>: at every entry the holder's node is the head of the directory (the child with
  *       the lowest ten-digit sequence, read here by its own separate client, and owned by the
  *       holder's session), and the heads' sequences strictly increase from one entry to the next:
- *       a node created later never holds before one created earlier.
+ *       a node created later never holds before one created earlier. (Compared within one
+ *       incarnation of the directory: one removed with its last node and made again restarts its
+ *       sequence, after an empty queue.)
  * </ul>
  * Thread-safe: the history is appended under this object's monitor.
  */
@@ -28,6 +30,8 @@ final class QueueWitness {
     private final List<Long> heads = new ArrayList<>();
     private final List<String> holders = new ArrayList<>();
     private long counter;
+    private long incarnation;
+    private int incarnations;
     private long entries;
 
     QueueWitness(ZooKeeper observer, String dir) {
@@ -43,7 +47,8 @@ final class QueueWitness {
         }
         String head = null;
         long headSeq = Long.MAX_VALUE;
-        for (String child : observer.getChildren(dir, false)) {
+        Stat dirStat = new Stat();
+        for (String child : observer.getChildren(dir, false, dirStat)) {
             long seq = Long.parseLong(child.substring(child.length() - 10));
             if (seq < headSeq) {
                 headSeq = seq;
@@ -60,6 +65,13 @@ final class QueueWitness {
         counter = c + 1;
         synchronized (this) {
             entries++;
+            // A directory removed with its last node (by zkcoord's release) and made again restarts
+            // its sequence: the queue was empty in between, so order is compared within one incarnation.
+            if (dirStat.getCzxid() != incarnation) {
+                incarnation = dirStat.getCzxid();
+                heads.clear();
+                incarnations++;
+            }
             if (!heads.isEmpty() && headSeq <= heads.get(heads.size() - 1)) {
                 problem(party + " holds with sequence " + headSeq + " after " + holders.get(holders.size() - 1)
                         + " held with " + heads.get(heads.size() - 1) + ": not FIFO");
@@ -82,6 +94,11 @@ final class QueueWitness {
             all.add("lost updates: counter " + counter + " after " + entries + " entries");
         }
         return all;
+    }
+
+    /** @return how many incarnations of the directory the entries saw */
+    synchronized int incarnations() {
+        return incarnations;
     }
 
     synchronized long entries() {
