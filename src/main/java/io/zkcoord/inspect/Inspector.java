@@ -70,6 +70,13 @@ import org.apache.zookeeper.data.Stat;
  * also how an idle lock can look. A path whose children are all foreign (a parent of lock
  * directories, say) gives a snapshot whose {@link QueueSnapshot#isQueueDirectory()} is false.
  *
+ * <p><b>A chroot is never created by reading.</b> The Inspector writes nothing. A client's
+ * connect string may end in a chroot ({@code zk1:2181/app}) that the client creates when it
+ * connects (see {@link ZkClient.Builder#connectString}); to read without changing the ensemble,
+ * build the client with {@link ZkClient.Builder#createChroot createChroot(false)}, as {@code zkcoord
+ * inspect} does. A mistyped chroot ({@code zk1:2181/nope}) then stays missing, and every path under
+ * it reads as missing ({@link QueueSnapshot#exists()} false).
+ *
  * <p><b>A missing directory is the idle state</b>, not an error: a lock's last release removes its
  * directory with its node (nothing is left behind for keys used once), and the next acquisition
  * makes it again.
