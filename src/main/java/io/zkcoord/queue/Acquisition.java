@@ -7,7 +7,6 @@ import io.zkcoord.ZkSession;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AsyncCallback;
@@ -316,7 +315,7 @@ public final class Acquisition {
 
     /** @return the name prefix of a new attempt, with a random attempt id */
     private String newPrefix() {
-        return QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
+        return queues.naming().newPrefix(kind);
     }
 
     // ------------------------------------------------------------------ 2. enqueue
@@ -669,7 +668,7 @@ public final class Acquisition {
         boolean armed = queueWatched; // true only for the read that armed a watch of the queue
         queueWatched = false;
         List<List<QueueNode>> queuesNow = new java.util.ArrayList<>(children.size());
-        children.forEach(c -> queuesNow.add(QueueNode.queue(c)));
+        children.forEach(c -> queuesNow.add(queues.naming().queue(c)));
         EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
         Turn turn = answer.turn();
         lastRead = children;

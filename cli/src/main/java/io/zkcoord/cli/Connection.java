@@ -93,9 +93,14 @@ final class Connection {
 
     private ZkClient open(boolean createChroot) {
         require();
-        ZkClient.Builder builder = ZkClient.builder()
-                .connectString(connectString)
-                .createChroot(createChroot)
+        ZkClient.Builder builder = ZkClient.builder();
+        try {
+            builder.connectString(connectString);
+        } catch (IllegalArgumentException e) {
+            // The library names its setter; the user typed --connect (or the variable).
+            throw new IllegalArgumentException(e.getMessage().replaceFirst("^connectString ", "--connect "), e);
+        }
+        builder.createChroot(createChroot)
                 .sessionTimeout(sessionTimeout.isZero() ? Duration.ofMillis(1) : sessionTimeout)
                 .connectionTimeout(connectTimeout.isZero() ? Duration.ofMillis(1) : connectTimeout);
         if (clientConfig != null && !clientConfig.toString().isBlank()) { // an empty variable is no setting

@@ -43,6 +43,7 @@ final class InspectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         connection.require();
+        PathArgument.check("PATH", path);
         String text;
         try (ZkClient client = connection.openReadOnly()) {
             text = describe(client);
