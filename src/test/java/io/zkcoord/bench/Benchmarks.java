@@ -57,10 +57,10 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog", "cache");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "cache");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -157,6 +157,10 @@ public final class Benchmarks {
                 progress.println("S2. duplicate requests on fresh keys ...");
                 steady.duplicates();
             }
+            CacheBench cache = new CacheBench(connect, counters, out, progress);
+            if (sections.contains("cache")) {
+                cache.run();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -193,6 +197,9 @@ public final class Benchmarks {
                 out.printf("   steady contention across sessions: at most %.2f writes per cycle after the first episode"
                         + " (target 2: create and delete, no refused removal): %s%n", steady.steadyWritesPerCycle,
                         steady.steadyWritesPerCycle <= 2.02 ? "met" : "NOT MET");
+            }
+            if (sections.contains("cache")) {
+                cache.printTargets(out);
             }
             if (sections.contains("duplicate")) {
                 out.printf("   duplicate requests on fresh keys: %d directories left (target 0): %s%n",
