@@ -36,7 +36,7 @@ import org.apache.curator.test.TestingServer;
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
  * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
- * steady duplicate backlog handoff} (all but {@code pending} and {@code backlog} by default). {@code entity}: a lock
+ * steady duplicate backlog handoff cache} (all but {@code pending} and {@code backlog} by default). {@code entity}: a lock
  * per entity (a new key every cycle)
  * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
  * and after; {@code steady}: k clients looping on one path the library made, writes per cycle in the
