@@ -15,7 +15,8 @@ package io.zkcoord;
  *       a mutex, {@code __WRIT__}/{@code __READ__} for a read/write lock, {@code latch-} for an
  *       election), with Curator's data, ordered as Curator orders them and watched as Curator
  *       watches: with Curator's {@code InterProcessMutex}, {@code InterProcessReadWriteLock} or
- *       {@code LeaderLatch} on the same path it is one fair queue. Everything the recipe promises
+ *       {@code LeaderLatch} on the same path it is one fair queue. (A {@code LeaderSelector} is a
+ *       mutex: share its path with a {@code ZkMutex}, not with an election.) Everything the recipe promises
  *       (fencing tokens, leases, guarded commits, time limits, herd-free waits) still holds for the
  *       zkcoord side.
  * </ul>

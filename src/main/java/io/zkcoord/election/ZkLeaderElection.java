@@ -10,6 +10,7 @@ import io.zkcoord.internal.InOrder;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.CuratorNames;
 import io.zkcoord.queue.QueueNaming;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.Waits;
@@ -153,9 +154,10 @@ public final class ZkLeaderElection implements AutoCloseable {
      * Protocol#CURATOR} it takes part beside Apache Curator's {@code LeaderLatch} on the same path
      * as one of them: node {@code _c_<uuid>-latch-<sequence>} holding the participant id, queue in
      * Curator's order, one watch on the predecessor; exactly one participant of either library
-     * leads. Beside Curator's {@code LeaderSelector} (whose nodes are a mutex's, {@code lock-})
-     * there is still exactly one leader, but the selectors' nodes count before every latch node,
-     * as the selectors see it: this participant leads only while no selector is queued (see
+     * leads. <b>Not</b> beside Curator's {@code LeaderSelector}: a selector is a mutex ({@code
+     * lock-} nodes) and puts every {@code latch-} node after its own, however old, so it would
+     * lead beside this participant; while selectors run on a path, replace them with {@link
+     * io.zkcoord.lock.ZkMutex#ZkMutex(ZkClient, String, Protocol)} (leading is holding it; see
      * docs/migrating-from-curator.md). Everything else is as {@link #ZkLeaderElection(ZkClient,
      * String, String)}: epochs, step-down on SUSPENDED, listeners.
      *
@@ -187,8 +189,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         this.path = QueuePaths.validate("election", path);
         this.participantId = participantId;
         this.data = id;
-        this.queue = new QueueDirectory(client, path, protocol == Protocol.CURATOR
-                ? QueueNaming.curatorElection() : QueueNaming.ZKCOORD);
+        this.queue = new QueueDirectory(client, path, QueueNaming.of(protocol, CuratorNames.LATCH));
         this.events = new InOrder(services.userCallbacks());
         this.observation = new LeadershipObservation(services.observer(), this.path);
     }

@@ -30,19 +30,16 @@ import java.util.UUID;
 public final class QueueNaming {
 
     /** zkcoord's own names, data and order. */
-    public static final QueueNaming ZKCOORD = new QueueNaming(null, false);
+    public static final QueueNaming ZKCOORD = new QueueNaming(null);
 
     private static final byte[] LOCAL_ADDRESS = localAddress();
 
     /** Curator's lock names this recipe sorts by; null under ZKCOORD. */
     private final List<String> lockNames;
-    /** True if Curator mutex nodes ({@code LeaderSelector}'s) come before every other node. */
-    private final boolean mutexNodesFirst;
     private final Comparator<QueueNode> order;
 
-    private QueueNaming(List<String> lockNames, boolean mutexNodesFirst) {
+    private QueueNaming(List<String> lockNames) {
         this.lockNames = lockNames == null ? null : List.copyOf(lockNames);
-        this.mutexNodesFirst = mutexNodesFirst;
         this.order = lockNames == null ? QueueNode.QUEUE_ORDER : curatorOrder();
     }
 
@@ -52,20 +49,7 @@ public final class QueueNaming {
      * @return Curator's naming and order for such a recipe
      */
     public static QueueNaming curator(String... lockNames) {
-        return new QueueNaming(List.of(lockNames), false);
-    }
-
-    /**
-     * Curator's {@code LeaderLatch} order ({@code latch-} nodes by sequence), with one addition:
-     * Curator mutex nodes ({@code LeaderSelector}'s, {@code lock-}) come first. A {@code
-     * LeaderSelector} puts every {@code latch-} node after its own, so a latch participant that
-     * counted a selector's node behind its own would lead beside it; counted ahead, exactly one
-     * participant leads with either Curator recipe on the path.
-     *
-     * @return the naming of an election under {@link Protocol#CURATOR}
-     */
-    public static QueueNaming curatorElection() {
-        return new QueueNaming(List.of(CuratorNames.LATCH), true);
+        return new QueueNaming(List.of(lockNames));
     }
 
     /** @return the naming a recipe uses under {@code protocol}, with {@code lockNames} for Curator's */
@@ -100,7 +84,7 @@ public final class QueueNaming {
         // Each key made once, not at every comparison: this runs on ZooKeeper's event thread.
         List<Keyed> keyed = new ArrayList<>(children.size());
         for (String child : children) {
-            QueueNode.parse(child).ifPresent(n -> keyed.add(new Keyed(n, group(n), sortKey(n))));
+            QueueNode.parse(child).ifPresent(n -> keyed.add(new Keyed(n, sortKey(n))));
         }
         keyed.sort(KEYED_ORDER);
         List<QueueNode> nodes = new ArrayList<>(keyed.size());
@@ -113,40 +97,25 @@ public final class QueueNaming {
         return order;
     }
 
-    /** A node with its place: its group (0 first), then its key, then its name. */
-    private record Keyed(QueueNode node, int group, String key) {
+    /** A node with its place: its key, then its name. */
+    private record Keyed(QueueNode node, String key) {
     }
 
-    private static final Comparator<Keyed> KEYED_ORDER = Comparator.comparingInt(Keyed::group)
-            .thenComparing(Keyed::key).thenComparing(k -> k.node.name());
+    private static final Comparator<Keyed> KEYED_ORDER = Comparator.comparing(Keyed::key)
+            .thenComparing(k -> k.node.name());
 
     private Comparator<QueueNode> curatorOrder() {
-        return Comparator.comparingInt(this::group).thenComparing(this::sortKey).thenComparing(QueueNode::name);
+        return Comparator.comparing(this::sortKey).thenComparing(QueueNode::name);
     }
 
-    /** @return 0 for a node that comes before the others (a selector's, in an election), else 1 */
-    private int group(QueueNode node) {
-        return mutexNodesFirst && selectorNode(node) ? 0 : 1;
-    }
-
-    /**
-     * @return Curator's key for a Curator-form node; the ten-digit sequence for one of ours, and for
-     *     a selector's node in an election (the selectors order their own nodes so)
-     */
+    /** @return Curator's key for a Curator-form node; the ten-digit sequence for one of ours */
     private String sortKey(QueueNode node) {
-        if (node.curatorForm() && !(mutexNodesFirst && selectorNode(node))) {
-            return CuratorNames.sortKey(node.name(), lockNames);
-        }
-        return tenDigits(node.sequence());
+        return node.curatorForm() ? CuratorNames.sortKey(node.name(), lockNames) : tenDigits(node.sequence());
     }
 
     private static String tenDigits(long sequence) {
         String digits = Long.toString(sequence);
         return digits.length() >= 10 ? digits : "0".repeat(10 - digits.length()) + digits;
-    }
-
-    private static boolean selectorNode(QueueNode node) {
-        return node.curatorForm() && node.kind().equals("lock");
     }
 
     private static byte[] localAddress() {

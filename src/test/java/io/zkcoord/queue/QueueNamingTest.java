@@ -128,15 +128,16 @@ class QueueNamingTest {
                 "ties break the same way whatever order the server lists the children in");
     }
 
-    /** An election puts a LeaderSelector's nodes (lock-) first, by sequence, then the latch nodes by sequence. */
+    /**
+     * An election orders as LeaderLatch does: latch nodes (and ours) by sequence; a LeaderSelector's
+     * node (lock-) by its whole name, after them, as LeaderLatch puts it.
+     */
     @Test
-    void electionCountsSelectorsFirst() {
-        List<String> children = List.of(curator(UUID_A, "latch-", 1), curator(UUID_B, "lock-", 8), ours("leader", 2),
-                curator(UUID_A, "lock-", 5));
-        assertEquals(List.of(curator(UUID_A, "lock-", 5), curator(UUID_B, "lock-", 8), curator(UUID_A, "latch-", 1),
-                ours("leader", 2)), names(QueueNaming.curatorElection().queue(children)));
-        assertEquals(List.of(curator(UUID_A, "latch-", 1), ours("leader", 2)),
-                names(QueueNaming.curatorElection().queue(children.stream().filter(c -> !c.contains("lock-")).toList())));
+    void electionOrdersAsLeaderLatch() {
+        List<String> children = List.of(curator(UUID_A, "latch-", 4), curator(UUID_B, "lock-", 1), ours("leader", 2),
+                curator(UUID_B, "latch-", 3));
+        assertEquals(List.of(ours("leader", 2), curator(UUID_B, "latch-", 3), curator(UUID_A, "latch-", 4),
+                curator(UUID_B, "lock-", 1)), names(QueueNaming.curator(CuratorNames.LATCH).queue(children)));
     }
 
     /** ZKCOORD writes our data (owner text); CURATOR writes Curator's default, an IP address. */

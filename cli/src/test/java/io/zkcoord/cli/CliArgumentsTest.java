@@ -68,6 +68,21 @@ class CliArgumentsTest extends CliFixture {
         }
     }
 
+    /**
+     * The top-level help lists every status once, and 77 for both subcommands (inspect is refused
+     * for want of READ too), not under {@code run:} only.
+     */
+    @Test
+    void topLevelHelpSaysBothSubcommandsCanExit77() {
+        ZkcoordProcess p = ZkcoordProcess.run(dir, "--help");
+        assertEquals(0, p.exitStatus(), p.toString());
+        String statuses = p.out().substring(p.out().indexOf("Exit status:")).replaceAll("\\s+", " ");
+        assertTrue(statuses.contains(" 77 not authorized (inspect: the path's ACL withholds READ; run: the lock's ACL"
+                + " refuses us, the command was not started)"), statuses);
+        assertFalse(statuses.contains(" 77 run:"), statuses);
+        assertEquals(1, statuses.split(" 77 ", -1).length - 1, statuses);
+    }
+
     /** A mistyped option is reported as unknown, with the option it resembles; exit 2. */
     @Test
     void mistypedOptionIsUnknown() {
