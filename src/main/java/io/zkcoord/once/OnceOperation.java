@@ -85,6 +85,10 @@ final class OnceOperation<R> {
             fail(e);
             return;
         }
+        if (unanswered && session != null && !session.isAlive()) {
+            fail(unknown(null)); // its session ended with an attempt unanswered: nobody can tell now
+            return;
+        }
         if (!next.isDone()) {
             // No session now (cut off past the session timeout, or not yet connected): a try that
             // failed, so that the retry policy bounds the wait.
