@@ -21,10 +21,12 @@ import org.apache.zookeeper.data.ACL;
  * @param clock measures time for session-loss detection and retry delays
  * @param aclProvider the ACL of each node by its path (the client's view, without the chroot), or
  *     null to give every node {@code acl}
+ * @param createChroot whether a missing chroot is created before the first session (false: a
+ *     read-only client, which leaves the ensemble as it is and sees a missing chroot as missing)
  */
 record ClientSettings(String connectString, Duration sessionTimeout, Duration connectionTimeout,
         RetryPolicy retryPolicy, List<Auth> auths, List<ACL> acl, ZKClientConfig clientConfig, Clock clock,
-        Function<String, List<ACL>> aclProvider) {
+        Function<String, List<ACL>> aclProvider, boolean createChroot) {
 
     /**
      * An authentication to add to every session. Its {@code toString()} names the scheme only:

@@ -33,9 +33,10 @@ record ConnectString(String text, List<Server> servers, String chroot) {
     /**
      * @param text the connect string
      * @return it, parsed
-     * @throws IllegalArgumentException naming what is wrong: null or blank, no server, an empty
-     *     host, a port that is not a number from 1 to 65535, an IPv6 literal without brackets, or
-     *     a chroot that is not a valid ZooKeeper path
+     * @throws IllegalArgumentException naming what is wrong and what to write instead: null or
+     *     blank, no server, {@code ;} or spaces between servers (use {@code ,}), an empty host, a
+     *     port that is not a number from 1 to 65535, an IPv6 literal without brackets, or a chroot
+     *     that is not a valid ZooKeeper path
      */
     static ConnectString parse(String text) {
         if (text == null || text.isBlank()) {
@@ -50,6 +51,10 @@ record ConnectString(String text, List<Server> servers, String chroot) {
             } catch (IllegalArgumentException e) {
                 throw invalid(text, "the chroot " + chroot + " is not a valid path: " + e.getMessage());
             }
+        }
+        if (hosts.indexOf(';') >= 0) {
+            throw invalid(text, "it has ';' between servers; use ',' between servers, not ';': '"
+                    + hosts.replace(';', ',') + text.substring(hosts.length()) + "'");
         }
         List<Server> servers = new ArrayList<>();
         for (String entry : hosts.split(",")) {
@@ -80,6 +85,10 @@ record ConnectString(String text, List<Server> servers, String chroot) {
             port = rest.isEmpty() ? null : rest.substring(1);
         } else {
             int colon = hostPort.indexOf(':');
+            if (hostPort.chars().anyMatch(Character::isWhitespace)) {
+                throw invalid(text, "'" + hostPort + "' has a space in it; use ',' between servers, not spaces: '"
+                        + hostPort.replaceAll("\\s+", ",") + "'");
+            }
             if (colon >= 0 && hostPort.indexOf(':', colon + 1) >= 0) {
                 throw invalid(text, "'" + hostPort + "' has several ':'; write an IPv6 address in brackets, "
                         + "e.g. [::1]:2181");

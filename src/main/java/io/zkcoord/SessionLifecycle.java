@@ -427,7 +427,7 @@ final class SessionLifecycle {
         }
         switch (event.getState()) {
             case SyncConnected:
-                if (h.session == null && (chrootExists || settings.chroot().isEmpty())) {
+                if (h.session == null && (chrootExists || settings.chroot().isEmpty() || !settings.createChroot())) {
                     establish(h);
                 } else if (h.session == null && !h.checkingChroot) {
                     h.checkingChroot = true;

@@ -381,6 +381,7 @@ public final class ZkClient implements AutoCloseable {
         private Function<String, List<ACL>> aclProvider;
         private ZKClientConfig clientConfig = new ZKClientConfig();
         private Clock clock = Clock.system();
+        private boolean createChroot = true;
 
         private Builder() {
         }
@@ -395,7 +396,9 @@ public final class ZkClient implements AutoCloseable {
          * and {@link #acl} (so with {@code CREATOR_ALL_ACL} when an authorization is given and no
          * ACL). If it cannot be created (no permission on its parent), {@link #build()} throws
          * {@link CoordinationException} saying so; a client made by {@link #start()} logs it and
-         * its recipes fail naming the chroot.
+         * its recipes fail naming the chroot. A client that only reads ({@link
+         * io.zkcoord.inspect.Inspector}, {@code zkcoord inspect}) is built with {@link
+         * #createChroot createChroot(false)}: then nothing is created.
          *
          * @param connectString comma-separated {@code host:port} list (IPv6 literals in brackets,
          *     {@code [::1]:2181}; the port defaults to 2181), with an optional chroot suffix
@@ -407,6 +410,25 @@ public final class ZkClient implements AutoCloseable {
          */
         public Builder connectString(String connectString) {
             this.connectString = ConnectString.parse(connectString).text();
+            return this;
+        }
+
+        /**
+         * Whether a chroot of the {@link #connectString} that does not exist is created before the
+         * first session (the default, true), or left as it is (false).
+         *
+         * <p>With false the client writes nothing of its own, as a client that only reads must
+         * not: a mistyped chroot ({@code zk1:2181/nope}) is not created on the ensemble. The
+         * client still connects; every path under a missing chroot reads as missing (an {@link
+         * io.zkcoord.inspect.Inspector} snapshot with {@code exists()} false), and a recipe that
+         * needs to create a node under it fails with {@link CoordinationException} naming the
+         * chroot. Without a chroot this setting changes nothing.
+         *
+         * @param createChroot false to leave a missing chroot missing
+         * @return this builder
+         */
+        public Builder createChroot(boolean createChroot) {
+            this.createChroot = createChroot;
             return this;
         }
 
@@ -600,7 +622,7 @@ public final class ZkClient implements AutoCloseable {
             List<ACL> nodeAcl = acl != null ? acl
                     : aclList(auths.isEmpty() ? ZooDefs.Ids.OPEN_ACL_UNSAFE : ZooDefs.Ids.CREATOR_ALL_ACL);
             return new ClientSettings(connectString, sessionTimeout, connectionTimeout, retryPolicy,
-                    List.copyOf(auths), nodeAcl, clientConfig, clock, aclProvider);
+                    List.copyOf(auths), nodeAcl, clientConfig, clock, aclProvider, createChroot);
         }
 
         /**

@@ -46,4 +46,25 @@ class ConnectStringTest {
         assertThrows(IllegalArgumentException.class, () -> ZkClient.builder().connectString(null));
         assertThrows(IllegalArgumentException.class, () -> ZkClient.builder().connectString(" "));
     }
+
+    /**
+     * ';' or spaces between servers (a habit from other tools) is named as such, with the string to
+     * write instead, not taken for an IPv6 address without brackets; build() never sees it.
+     */
+    @Test
+    void aWrongSeparatorBetweenServersSaysToUseAComma() {
+        String[][] cases = {
+            {"127.0.0.1:2181;127.0.0.1:2182", "use ',' between servers, not ';': '127.0.0.1:2181,127.0.0.1:2182'"},
+            {"zk1:2181;zk2:2181;zk3:2181/app", "use ',' between servers, not ';': 'zk1:2181,zk2:2181,zk3:2181/app'"},
+            {"[::1]:2181;[::1]:2182", "use ',' between servers, not ';': '[::1]:2181,[::1]:2182'"},
+            {"zk1:2181 zk2:2181", "use ',' between servers, not spaces: 'zk1:2181,zk2:2181'"},
+        };
+        for (String[] c : cases) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ZkClient.builder().connectString(c[0]).build(), c[0]);
+            assertTrue(e.getMessage().startsWith("connectString '" + c[0] + "' is not valid: "), e.getMessage());
+            assertTrue(e.getMessage().contains(c[1]), c[0] + ": " + e.getMessage());
+            assertTrue(!e.getMessage().contains("IPv6"), c[0] + ": " + e.getMessage());
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.zkcoord.election;
 
 import io.zkcoord.ConnectionListener;
 import io.zkcoord.ConnectionState;
+import io.zkcoord.Protocol;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
@@ -9,6 +10,8 @@ import io.zkcoord.internal.InOrder;
 import io.zkcoord.queue.Acquisition;
 import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.CuratorNames;
+import io.zkcoord.queue.QueueNaming;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.Waits;
 import java.nio.charset.StandardCharsets;
@@ -143,6 +146,33 @@ public final class ZkLeaderElection implements AutoCloseable {
      *     or the path is not a valid directory path
      */
     public ZkLeaderElection(ZkClient client, String path, String participantId) {
+        this(client, path, participantId, Protocol.ZKCOORD);
+    }
+
+    /**
+     * A participant that names and orders its node by {@code protocol}. With {@link
+     * Protocol#CURATOR} it takes part beside Apache Curator's {@code LeaderLatch} on the same path
+     * as one of them: node {@code _c_<uuid>-latch-<sequence>} holding the participant id, queue in
+     * Curator's order, one watch on the predecessor; exactly one participant of either library
+     * leads. <b>Not</b> beside Curator's {@code LeaderSelector}: a selector is a mutex ({@code
+     * lock-} nodes) and puts every {@code latch-} node after its own, however old, so it would
+     * lead beside this participant; while selectors run on a path, replace them with {@link
+     * io.zkcoord.lock.ZkMutex#ZkMutex(ZkClient, String, Protocol)} (leading is holding it; see
+     * docs/migrating-from-curator.md). Everything else is as {@link #ZkLeaderElection(ZkClient,
+     * String, String)}: epochs, step-down on SUSPENDED, listeners.
+     *
+     * @param client the client whose session holds this participant's node
+     * @param path the election's directory, e.g. {@code /elections/scheduler}; created on demand
+     * @param participantId this participant's id, as others read it: non-empty, at most 1 KiB in UTF-8
+     * @param protocol {@link Protocol#ZKCOORD}, or {@link Protocol#CURATOR} while Curator processes
+     *     take part on the path
+     * @throws IllegalArgumentException if {@code client} or {@code protocol} is null, the id is
+     *     null, empty or too long, or the path is not a valid directory path
+     */
+    public ZkLeaderElection(ZkClient client, String path, String participantId, Protocol protocol) {
+        if (protocol == null) {
+            throw new IllegalArgumentException("protocol must not be null");
+        }
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
@@ -159,7 +189,7 @@ public final class ZkLeaderElection implements AutoCloseable {
         this.path = QueuePaths.validate("election", path);
         this.participantId = participantId;
         this.data = id;
-        this.queue = new QueueDirectory(client, path);
+        this.queue = new QueueDirectory(client, path, QueueNaming.of(protocol, CuratorNames.LATCH));
         this.events = new InOrder(services.userCallbacks());
         this.observation = new LeadershipObservation(services.observer(), this.path);
     }

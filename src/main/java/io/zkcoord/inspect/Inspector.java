@@ -55,6 +55,14 @@ import org.apache.zookeeper.data.Stat;
  * Holding is what the queue says at the moment of the read; a holder whose session has just
  * expired is reported until the server deletes its node.
  *
+ * <p><b>Apache Curator's nodes</b> ({@code _c_<uuid>-lock-<seq>} and the like: Curator's own
+ * clients, or a recipe under {@link io.zkcoord.Protocol#CURATOR}) are reported as holders and
+ * waiters too, by the kind of ours they match ({@code lock-} as {@code lock}, {@code __WRIT__} as
+ * {@code write}, {@code __READ__} as {@code read}, {@code latch-} as {@code leader}), in sequence
+ * order. Their data is Curator's: an IP address is reported as {@link
+ * QueueSnapshot.Entry#ownerHost()}, anything else (a participant id) as {@link
+ * QueueSnapshot.Entry#ownerThread()}; the pid is -1.
+ *
  * <p><b>A node this client may not read</b> (the directory lets it list the queue, the node's own
  * ACL withholds READ) is reported, not left out: at its place in the queue, counted by the rule,
  * with {@link QueueSnapshot.Entry#ownerReadable()} false ("not authorized"). What its name says is
@@ -69,6 +77,13 @@ import org.apache.zookeeper.data.Stat;
  * ({@link QueueSnapshot#exists()} false): the locks delete an idle lock's directory, so that is
  * also how an idle lock can look. A path whose children are all foreign (a parent of lock
  * directories, say) gives a snapshot whose {@link QueueSnapshot#isQueueDirectory()} is false.
+ *
+ * <p><b>A chroot is never created by reading.</b> The Inspector writes nothing. A client's
+ * connect string may end in a chroot ({@code zk1:2181/app}) that the client creates when it
+ * connects (see {@link ZkClient.Builder#connectString}); to read without changing the ensemble,
+ * build the client with {@link ZkClient.Builder#createChroot createChroot(false)}, as {@code zkcoord
+ * inspect} does. A mistyped chroot ({@code zk1:2181/nope}) then stays missing, and every path under
+ * it reads as missing ({@link QueueSnapshot#exists()} false).
  *
  * <p><b>A missing directory is the idle state</b>, not an error: a lock's last release removes its
  * directory with its node (nothing is left behind for keys used once), and the next acquisition
@@ -198,7 +213,8 @@ public final class Inspector {
         for (int i = 0; i < present.size(); i++) {
             Read r = presentResults.get(i);
             OwnerText owner = !r.readable() ? OwnerText.UNKNOWN : present.get(i).kind().equals(Holding.LEADER)
-                    ? OwnerText.ofParticipant(r.data()) : OwnerText.parse(r.data());
+                    ? OwnerText.ofParticipant(r.data())
+                    : present.get(i).curatorForm() ? OwnerText.ofCurator(r.data()) : OwnerText.parse(r.data());
             owners.add(owner);
             makers.add(new Holding.Owner(r.readable() ? r.stat().getEphemeralOwner() : 0, owner.thread()));
         }

@@ -11,6 +11,7 @@ import io.zkcoord.queue.Grant;
 import io.zkcoord.queue.Leases;
 import io.zkcoord.queue.QueueLease;
 import io.zkcoord.queue.QueueDirectory;
+import io.zkcoord.queue.QueueNaming;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.QueueRule;
@@ -65,13 +66,25 @@ final class LockEngine implements QueueLease.Host {
     private LockEngine partner;
 
     LockEngine(ZkClient client, String path, NodeKind kind) {
-        this(client, List.of(QueuePaths.validate(kind.recipe(), path)), kind);
+        this(client, path, kind, QueueNaming.ZKCOORD);
+    }
+
+    /** @param naming how the lock names and orders its nodes (its {@link io.zkcoord.Protocol}) */
+    LockEngine(ZkClient client, String path, NodeKind kind, QueueNaming naming) {
+        this(client, List.of(QueuePaths.validate(kind.recipe(), path)), kind, naming);
     }
 
     /** @param paths the lock's directories, validated, no two alike (several for a multi-lock) */
     LockEngine(ZkClient client, List<String> paths, NodeKind kind) {
+        this(client, paths, kind, QueueNaming.ZKCOORD);
+    }
+
+    private LockEngine(ZkClient client, List<String> paths, NodeKind kind, QueueNaming naming) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
+        }
+        if (naming == null) {
+            throw new IllegalArgumentException("protocol must not be null");
         }
         this.client = client;
         this.services = ClientServices.of(client);
@@ -79,7 +92,7 @@ final class LockEngine implements QueueLease.Host {
         this.kind = kind;
         List<QueueDirectory> dirs = new ArrayList<>(paths.size());
         for (String p : paths) {
-            dirs.add(new QueueDirectory(client, p));
+            dirs.add(new QueueDirectory(client, p, naming));
         }
         this.queues = QueueSet.of(dirs);
         this.queue = queues.first();

@@ -16,6 +16,10 @@ import java.util.List;
  *       exclusive node ahead of it (not the first one in the queue: readers behind a queued writer
  *       must wake when that writer leaves, not when an earlier one does).
  *   <li>A node of a kind this rule does not know counts as exclusive: it blocks, and is waited for.
+ *   <li>Curator's nodes count as the kind of ours they match ({@code lock-} as {@code lock}, {@code
+ *       __WRIT__} as {@code write}, {@code __READ__} as {@code read}); an exclusive waiter right
+ *       behind a Curator write node looks at the queue again when it goes (a Curator downgrade may
+ *       have put a read node in its place), where behind any other single node it holds at once.
  * </ul>
  * A release therefore wakes only the waiters that watch the released node: one exclusive waiter,
  * or the readers right behind one writer.
@@ -44,7 +48,11 @@ final class LockRule implements QueueRule {
             return Turn.MISSING;
         }
         if (!shared(own)) {
-            return position == 0 ? Turn.HELD : new Turn.Watch(queue.get(position - 1), position == 1);
+            if (position == 0) {
+                return Turn.HELD;
+            }
+            QueueNode predecessor = queue.get(position - 1);
+            return new Turn.Watch(predecessor, position == 1 && !mayDowngrade(predecessor));
         }
         QueueNode lastExclusive = null;
         int exclusiveAhead = 0;
@@ -56,6 +64,16 @@ final class LockRule implements QueueRule {
             }
         }
         return lastExclusive == null ? Turn.HELD : new Turn.Watch(lastExclusive, exclusiveAhead == 1);
+    }
+
+    /**
+     * A Curator write node's holder may take the read lock (a downgrade) and then release the write
+     * node: its read node carries the write node's sequence, so it stands where the write node stood.
+     * An exclusive waiter right behind such a node must read the queue again when it goes, rather
+     * than hold at once. (Our own downgrade keeps its write node instead; see ZkReadWriteLock.)
+     */
+    private static boolean mayDowngrade(QueueNode node) {
+        return node.curatorForm() && NodeKind.of(node) == NodeKind.WRITE;
     }
 
     private static boolean shared(QueueNode node) {

@@ -1,6 +1,9 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.Protocol;
 import io.zkcoord.ZkClient;
+import io.zkcoord.queue.CuratorNames;
+import io.zkcoord.queue.QueueNaming;
 
 /**
  * A fair, reentrant, exclusive lock shared by every process that uses the same lock path on the
@@ -35,7 +38,25 @@ public final class ZkMutex extends EngineLock {
      *     relative, ends with or contains {@code //}, or has characters ZooKeeper rejects
      */
     public ZkMutex(ZkClient client, String path) {
-        super(new LockEngine(client, path, NodeKind.LOCK));
+        this(client, path, Protocol.ZKCOORD);
+    }
+
+    /**
+     * A mutex that names, orders and watches its nodes by {@code protocol}. With {@link
+     * Protocol#CURATOR} it shares {@code path} with Apache Curator's {@code InterProcessMutex} (and
+     * {@code LeaderSelector}) as one fair FIFO queue: nodes {@code _c_<uuid>-lock-<sequence>} whose
+     * data is this host's IP address, as Curator's default. The contract of {@link ZkLock} holds for
+     * this side (tokens, leases, guarded commits, time limits, one watch per waiter) either way.
+     *
+     * @param client the client whose session holds the lock
+     * @param path the lock directory, e.g. {@code /locks/orders}; created on demand
+     * @param protocol {@link Protocol#ZKCOORD} (as {@link #ZkMutex(ZkClient, String)}), or {@link
+     *     Protocol#CURATOR} while Curator processes use the path
+     * @throws IllegalArgumentException if {@code client} or {@code protocol} is null, or {@code
+     *     path} is as {@link #ZkMutex(ZkClient, String)} refuses
+     */
+    public ZkMutex(ZkClient client, String path, Protocol protocol) {
+        super(new LockEngine(client, path, NodeKind.LOCK, QueueNaming.of(protocol, CuratorNames.MUTEX)));
         engine.bind(this, null);
     }
 }

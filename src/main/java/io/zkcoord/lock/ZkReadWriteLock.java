@@ -1,6 +1,9 @@
 package io.zkcoord.lock;
 
+import io.zkcoord.Protocol;
 import io.zkcoord.ZkClient;
+import io.zkcoord.queue.CuratorNames;
+import io.zkcoord.queue.QueueNaming;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**
@@ -49,8 +52,28 @@ public final class ZkReadWriteLock implements ReadWriteLock {
      * @throws IllegalArgumentException as {@link ZkMutex#ZkMutex}
      */
     public ZkReadWriteLock(ZkClient client, String path) {
-        LockEngine readEngine = new LockEngine(client, path, NodeKind.READ);
-        LockEngine writeEngine = new LockEngine(client, path, NodeKind.WRITE);
+        this(client, path, Protocol.ZKCOORD);
+    }
+
+    /**
+     * A read/write lock that names, orders and watches its nodes by {@code protocol}. With {@link
+     * Protocol#CURATOR} it shares {@code path} with Apache Curator's {@code
+     * InterProcessReadWriteLock}: nodes {@code _c_<uuid>-__WRIT__<sequence>} and {@code
+     * _c_<uuid>-__READ__<sequence>}, ordered as Curator orders them; no writer holds beside anyone,
+     * readers hold together, FIFO across both libraries. A writer right behind a Curator writer
+     * reads the queue again when that writer leaves (Curator's downgrade may leave a read in its
+     * place). This side keeps the whole contract above, downgrade included.
+     *
+     * @param client the client whose session holds the locks
+     * @param path the lock directory, shared by readers and writers; created on demand
+     * @param protocol {@link Protocol#ZKCOORD} (as {@link #ZkReadWriteLock(ZkClient, String)}), or
+     *     {@link Protocol#CURATOR} while Curator processes use the path
+     * @throws IllegalArgumentException as {@link ZkMutex#ZkMutex}, or if {@code protocol} is null
+     */
+    public ZkReadWriteLock(ZkClient client, String path, Protocol protocol) {
+        QueueNaming naming = QueueNaming.of(protocol, CuratorNames.READ, CuratorNames.WRITE);
+        LockEngine readEngine = new LockEngine(client, path, NodeKind.READ, naming);
+        LockEngine writeEngine = new LockEngine(client, path, NodeKind.WRITE, naming);
         Side readSide = new Side(readEngine);
         Side writeSide = new Side(writeEngine);
         readEngine.bind(readSide, writeEngine);

@@ -7,7 +7,6 @@ import io.zkcoord.ZkSession;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AsyncCallback;
@@ -137,6 +136,8 @@ public final class Acquisition {
     /** Our place in the session's line for a create slot, and that line; null unless waiting in it. */
     private CreateWindow.Ticket createTicket;
     private CreateWindow createLine;
+    /** True once a thread blocks on this acquisition ({@link #waitedOn}): its creates take the window's blocked turns. */
+    private boolean blockedOn;
     /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
     private SharedWatches.Subscription watching;
     /** Our nodes, one per directory in the set's order, once known; null before. */
@@ -194,6 +195,19 @@ public final class Acquisition {
         }
         end(State.ABANDONED, null);
         return true;
+    }
+
+    /**
+     * Tells the acquisition that a thread now blocks on it (a blocking {@code lock()} or {@code
+     * acquire()}): a create of it waiting for a slot of the session's {@link CreateWindow} takes
+     * its turn among those that blocked threads wait on, ahead of a backlog of {@code
+     * acquireAsync()} on other paths. Never blocks.
+     */
+    public synchronized void waitedOn() {
+        blockedOn = true;
+        if (createTicket != null) {
+            createLine.waitedOn(createTicket);
+        }
     }
 
     /**
@@ -296,7 +310,7 @@ public final class Acquisition {
 
     /** @return the name prefix of a new attempt, with a random attempt id */
     private String newPrefix() {
-        return QueueNode.prefix(kind, UUID.randomUUID().toString().replace("-", ""));
+        return queues.naming().newPrefix(kind);
     }
 
     // ------------------------------------------------------------------ 2. enqueue
@@ -309,7 +323,7 @@ public final class Acquisition {
         state = State.ENQUEUEING;
         int s = ++step;
         CreateWindow line = sessions.of(session).creates();
-        CreateWindow.Ticket ticket = line.take(() -> slotReached(s, line));
+        CreateWindow.Ticket ticket = line.take(dir, blockedOn, () -> slotReached(s, line));
         if (ticket == null) {
             sendCreateNow(s, line);
         } else {
@@ -627,7 +641,7 @@ public final class Acquisition {
         boolean armed = queueWatched; // true only for the read that armed a watch of the queue
         queueWatched = false;
         List<List<QueueNode>> queuesNow = new java.util.ArrayList<>(children.size());
-        children.forEach(c -> queuesNow.add(QueueNode.queue(c)));
+        children.forEach(c -> queuesNow.add(queues.naming().queue(c)));
         EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
         Turn turn = answer.turn();
         lastRead = children;

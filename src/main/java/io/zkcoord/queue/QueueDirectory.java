@@ -46,6 +46,8 @@ public final class QueueDirectory {
     private final byte[] dirData;
     /** Checks the directory's settings when it is (re)created; null for recipes that have none. */
     private final DirectoryGuard guard;
+    /** How the recipe names and orders its nodes here. */
+    private final QueueNaming naming;
     /** This directory as a set of one. */
     private final QueueSet alone;
 
@@ -93,12 +95,34 @@ public final class QueueDirectory {
      * @param guard validates the directory's data, or null
      */
     public QueueDirectory(ZkClient client, String dir, byte[] dirData, DirectoryGuard guard) {
+        this(client, dir, dirData, guard, QueueNaming.ZKCOORD);
+    }
+
+    /**
+     * @param client the client whose sessions hold the nodes
+     * @param dir the directory, already validated ({@link QueuePaths#validate})
+     * @param naming how the recipe names and orders its nodes ({@link QueueNaming#ZKCOORD}, or Curator's)
+     */
+    public QueueDirectory(ZkClient client, String dir, QueueNaming naming) {
+        this(client, dir, new byte[0], null, naming);
+    }
+
+    private QueueDirectory(ZkClient client, String dir, byte[] dirData, DirectoryGuard guard, QueueNaming naming) {
+        if (naming == null) {
+            throw new IllegalArgumentException("naming must not be null");
+        }
+        this.naming = naming;
         this.services = ClientServices.of(client);
         this.dir = dir;
         this.parent = QueuePaths.parentOf(dir);
         this.dirData = dirData.clone();
         this.guard = guard;
         this.alone = QueueSet.of(List.of(this));
+    }
+
+    /** @return how the recipe names and orders its nodes in this directory */
+    public QueueNaming naming() {
+        return naming;
     }
 
     DirectoryGuard guard() {
@@ -135,7 +159,7 @@ public final class QueueDirectory {
      * @return the running acquisition
      */
     public Acquisition acquire(String kind, QueueRule rule, boolean oneLook) {
-        return acquire(kind, rule, oneLook, OwnerInfo.ofCurrentThread());
+        return acquire(kind, rule, oneLook, naming.ownerData());
     }
 
     /** As {@link #acquire(String, QueueRule, boolean)}, with the node's data given (say, a participant id). */
@@ -190,7 +214,7 @@ public final class QueueDirectory {
 
     /** @return the queue as it is now, read in {@code session} under the retry policy */
     public CompletableFuture<List<QueueNode>> read(ZkSession session) {
-        return underPolicy(session, dir, () -> Requests.children(session, dir)).thenApply(QueueNode::queue);
+        return underPolicy(session, dir, () -> Requests.children(session, dir)).thenApply(naming::queue);
     }
 
     /**

@@ -9,7 +9,10 @@ import java.util.Optional;
  * The name of one node in a queue directory, parsed: {@code <kind>-<attemptId>-<sequence>}, e.g.
  * {@code write-5f0c...e1-0000000042}. Every recipe names its nodes this way; the kind (lower-case
  * letters: {@code lock}, {@code read}, {@code write}, ...) says what the node waits for, and each
- * recipe's rule reads it.
+ * recipe's rule reads it. Apache Curator's names ({@code _c_<uuid>-lock-0000000042}, see {@link
+ * CuratorNames}) parse too, to the kind of ours that does the same ({@code lock}, {@code write},
+ * {@code read}, {@code leader}), with the UUID as attempt id: under either {@link
+ * io.zkcoord.Protocol} a recipe counts them.
  *
  * <p>The attempt id is random per acquisition attempt, so a client can find its own node again
  * after a create whose reply was lost, and no other attempt (another thread, another lock object on
@@ -23,8 +26,12 @@ import java.util.Optional;
  */
 public record QueueNode(String name, String kind, String attemptId, long sequence) {
 
-    /** Queue order: by sequence number only. */
-    public static final Comparator<QueueNode> QUEUE_ORDER = Comparator.comparingLong(QueueNode::sequence);
+    /**
+     * Queue order: by sequence number, then (only for two nodes with one sequence: a Curator
+     * downgrade's read node beside its write node) by name, so that every reader agrees.
+     */
+    public static final Comparator<QueueNode> QUEUE_ORDER = Comparator.comparingLong(QueueNode::sequence)
+            .thenComparing(QueueNode::name);
 
     /** ZooKeeper appends the parent's counter as ten digits. */
     private static final int SEQUENCE_DIGITS = 10;
@@ -40,8 +47,11 @@ public record QueueNode(String name, String kind, String attemptId, long sequenc
         return kind + "-" + attemptId + "-";
     }
 
-    /** @return the parsed node, or empty if {@code name} is not a queue node */
+    /** @return the parsed node (either form), or empty if {@code name} is not a queue node */
     public static Optional<QueueNode> parse(String name) {
+        if (name.startsWith(CuratorNames.PROTECTED)) {
+            return CuratorNames.parse(name);
+        }
         int first = name.indexOf('-');
         int last = name.lastIndexOf('-');
         if (first <= 0 || last <= first + 1 || name.length() - last - 1 != SEQUENCE_DIGITS) {
@@ -63,7 +73,15 @@ public record QueueNode(String name, String kind, String attemptId, long sequenc
         return Optional.of(new QueueNode(name, name.substring(0, first), name.substring(first + 1, last), sequence));
     }
 
-    /** @return the queue nodes among {@code children}, in queue order; other names are left out */
+    /** @return true if Apache Curator's form names this node ({@code _c_<uuid>-<lockName><sequence>}) */
+    public boolean curatorForm() {
+        return name.startsWith(CuratorNames.PROTECTED);
+    }
+
+    /**
+     * @return the queue nodes among {@code children}, of both forms, in {@link #QUEUE_ORDER}; other
+     *     names are left out
+     */
     public static List<QueueNode> queue(List<String> children) {
         List<QueueNode> nodes = new ArrayList<>(children.size());
         for (String child : children) {

@@ -63,8 +63,16 @@ public final class QueueSet {
             if (d.services() != dirs.get(0).services()) {
                 throw new IllegalArgumentException("the directories of a queue set belong to one client");
             }
+            if (d.naming() != dirs.get(0).naming()) {
+                throw new IllegalArgumentException("the directories of a queue set share one naming");
+            }
         }
         return new QueueSet(dirs);
+    }
+
+    /** @return how the nodes of this set are named and its queues ordered (every directory's) */
+    public QueueNaming naming() {
+        return first.naming();
     }
 
     /** @return the number of directories */
@@ -100,7 +108,7 @@ public final class QueueSet {
      * @see QueueDirectory#acquire(String, QueueRule, boolean)
      */
     public Acquisition acquire(String kind, QueueRule rule, boolean oneLook) {
-        byte[] owner = OwnerInfo.ofCurrentThread();
+        byte[] owner = naming().ownerData();
         if (dirs.size() > 1) {
             // Every node names the other directories, so that an operator reading one of them
             // (zkCli, the Inspector) sees what else the holder waits for.

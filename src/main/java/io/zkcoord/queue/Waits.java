@@ -65,6 +65,7 @@ public final class Waits {
      */
     public static Grant await(Acquisition acquisition, long timeoutNanos, boolean interruptible, Consumer<Grant> unwanted)
             throws InterruptedException {
+        acquisition.waitedOn(); // its create, if still waiting for a slot, goes before a backlog of futures
         CompletableFuture<Grant> result = acquisition.result();
         long deadline = System.nanoTime() + Math.min(Math.max(timeoutNanos, 0), FOREVER);
         // Everything after the deadline (a look not yet answered, the abandoned node's deletion)

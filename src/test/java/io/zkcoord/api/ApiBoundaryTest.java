@@ -38,7 +38,7 @@ class ApiBoundaryTest {
     /** The packages users program against. */
     static final Set<String> API = Set.of("io.zkcoord", "io.zkcoord.lock", "io.zkcoord.retry", "io.zkcoord.time",
             "io.zkcoord.semaphore", "io.zkcoord.election", "io.zkcoord.observe", "io.zkcoord.inspect",
-            "io.zkcoord.group", "io.zkcoord.shard");
+            "io.zkcoord.group", "io.zkcoord.shard", "io.zkcoord.cache");
     /** The packages that are not API: the queue core and the bridge from the client to it. */
     static final Set<String> INTERNAL = Set.of("io.zkcoord.queue", "io.zkcoord.internal");
 

@@ -27,12 +27,15 @@ import org.apache.curator.test.TestingServer;
  *       their threads and heap, and how fast they are granted in turn.
  *   <li>The semaphore ({@code semaphore}): what one release and one holder's session expiry cost
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
+ *   <li>Only when named ({@code backlog}): 5,000 {@code acquireAsync()} on fresh paths and a
+ *       {@code lock()} on another path just after: the backlog's drain time and the lock's wait.
  *   <li>Shards ({@code shards}): what a join, a leave and a death cost the ensemble, and the time
  *       until the shards are balanced again, at 10 to 1,000 shards over 3 and 10 members.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
  * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
- * steady duplicate} (all but {@code pending} by default). {@code entity}: a lock per entity (a new key every cycle)
+ * steady duplicate backlog} (all but {@code pending} and {@code backlog} by default). {@code entity}: a lock
+ * per entity (a new key every cycle)
  * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
  * and after; {@code steady}: k clients looping on one path the library made, writes per cycle in the
  * first contention episode and after it; {@code duplicate}: 2 clients racing on each of many fresh
@@ -44,7 +47,8 @@ import org.apache.curator.test.TestingServer;
  * {@code -Dbench.uncontendedWarmup=CYCLES} the cycles of each loop the {@code uncontended} section
  * runs before it measures (15,000, at most 90 s: until the JIT has compiled the library's code);
  * {@code -Dbench.entityWarmup=CYCLES} the same for the {@code entity} section;
- * {@code -Dbench.entityKeys=N} the keys of the {@code dircount} section (50,000).
+ * {@code -Dbench.entityKeys=N} the keys of the {@code dircount} section (50,000);
+ * {@code -Dbench.backlog=N} the acquisitions of the {@code backlog} section (5,000).
  */
 public final class Benchmarks {
 
@@ -53,7 +57,7 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
             "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
@@ -145,6 +149,10 @@ public final class Benchmarks {
                 progress.println("S. steady contention across sessions ...");
                 steady.run();
             }
+            BacklogBench backlog = new BacklogBench(connect, out, progress);
+            if (sections.contains("backlog")) {
+                backlog.run();
+            }
             if (sections.contains("duplicate")) {
                 progress.println("S2. duplicate requests on fresh keys ...");
                 steady.duplicates();
@@ -189,6 +197,11 @@ public final class Benchmarks {
             if (sections.contains("duplicate")) {
                 out.printf("   duplicate requests on fresh keys: %d directories left (target 0): %s%n",
                         steady.duplicateDirectoriesLeft, steady.duplicateDirectoriesLeft == 0 ? "met" : "NOT MET");
+            }
+            if (sections.contains("backlog")) {
+                out.printf("   backlog: a lock() on a free path waited at most %.1f %% of the backlog's drain"
+                        + " (target <= 10 %%): %s%n",
+                        backlog.worstShare * 100, backlog.worstShare <= 0.10 ? "met" : "NOT MET");
             }
             if (sections.contains("multi")) {
                 out.printf("   multi-lock: %.2f requests per uncontended cycle, 2 and 4 paths (target 3): %s%n",

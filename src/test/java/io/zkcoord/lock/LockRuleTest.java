@@ -47,6 +47,26 @@ class LockRuleTest {
         assertWatch(queue("W W W"), 2, 1, false);
     }
 
+    /**
+     * Curator's nodes count as the kinds of ours they match; right behind a Curator write node an
+     * exclusive waiter looks again when it goes (a Curator downgrade may leave a read in its place),
+     * behind a Curator mutex node or one of our writes it holds at once.
+     */
+    @Test
+    void curatorNodesCountAsTheirKinds() {
+        List<QueueNode> q = curatorQueue("__WRIT__", "__WRIT__");
+        assertWatch(q, 1, 0, false);
+        assertWatch(curatorQueue("lock-", "lock-"), 1, 0, true);
+        assertWatch(curatorQueue("__READ__", "__WRIT__"), 1, 0, true);
+        List<QueueNode> readers = curatorQueue("__READ__", "__READ__", "__WRIT__", "__READ__");
+        assertHeld(readers, 0);
+        assertHeld(readers, 1);
+        assertWatch(readers, 3, 2, true); // a reader may hold beside a Curator downgrade's read
+        List<QueueNode> mixed = new ArrayList<>(curatorQueue("__WRIT__"));
+        mixed.add(node(NodeKind.WRITE, "5f0c0d2a9e110123456789ab8b3c6a1e", 99));
+        assertWatch(mixed, 1, 0, false);
+    }
+
     // ------------------------------------------------------------------ shared rule
 
     /** A read holds when no exclusive node stands ahead: alone, behind reads, or ahead of writers. */
@@ -186,6 +206,16 @@ class LockRuleTest {
         }
         assertEquals(nodes, QueueNode.queue(nodes.stream().map(QueueNode::name).toList()), "already in queue order");
         return List.copyOf(nodes);
+    }
+
+    /** Curator-form nodes with the given lock names, sequences 10 * i + 3. */
+    private static List<QueueNode> curatorQueue(String... lockNames) {
+        List<QueueNode> nodes = new ArrayList<>();
+        for (int i = 0; i < lockNames.length; i++) {
+            nodes.add(QueueNode.parse(String.format("_c_8b3c6a1e-5f0c-4d2a-9e11-0123456789ab-%s%010d", lockNames[i],
+                    10L * i + 3)).orElseThrow());
+        }
+        return nodes;
     }
 
     private static QueueNode node(NodeKind kind, String attemptId, long sequence) {

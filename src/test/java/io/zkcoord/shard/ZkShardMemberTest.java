@@ -254,6 +254,53 @@ class ZkShardMemberTest {
         assertNoListenerProblems();
     }
 
+    /**
+     * A member leaving (its member closed, or its member and client, or only its client) while another
+     * starts, in both orders and each member in turn as the leaver (the coordinator among them): every
+     * round ends balanced over the three left, each shard owned once, tokens growing, listeners
+     * alternating. Issue 27 reported balance 1.3–2.0 s late in this case; see docs/shards.md.
+     */
+    @Test
+    void leaveWhileAnotherStartsEndsBalanced() throws Exception {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        for (int round = 0; round < 6; round++) {
+            String r = "r" + round;
+            List<ZkShardMember> members = startedAndBalanced("a" + r, "b" + r, "c" + r);
+            ZkShardMember leaver = members.remove(round % 3);
+            ZkClient leaverClient = (ZkClient) open.get(open.indexOf(leaver) - 1);
+            int how = random.nextInt(3);
+            Runnable leave = () -> {
+                if (how != 2) {
+                    leaver.close();
+                }
+                if (how != 0) {
+                    leaverClient.close();
+                }
+            };
+            ZkShardMember joiner = member("d" + r);
+            boolean leaveOnTheOtherThread = random.nextBoolean();
+            Thread other = new Thread(leaveOnTheOtherThread ? leave : joiner::start, "leave-or-join");
+            other.start();
+            if (leaveOnTheOtherThread) {
+                joiner.start();
+            } else {
+                leave.run();
+            }
+            other.join();
+            members.add(joiner);
+            awaitBalanced(members);
+            ownersNow(members);
+            assertTokensGrow(members);
+            assertNoListenerProblems();
+            for (ZkShardMember m : members) {
+                m.close();
+            }
+            leaver.close();
+        }
+        System.err.println("leaveWhileAnotherStartsEndsBalanced seed " + seed);
+    }
+
     /** A member whose session expires loses its shards (revoked), rejoins in its new session, and the group is balanced again. */
     @Test
     void sessionExpiryMovesAndRebalances() throws Exception {

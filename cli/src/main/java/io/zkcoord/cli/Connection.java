@@ -78,9 +78,29 @@ final class Connection {
      * @throws io.zkcoord.CoordinationException if no session is established within the connect timeout
      */
     ZkClient open() {
+        return open(true);
+    }
+
+    /**
+     * As {@link #open()}, for a subcommand that only reads: a chroot of the connect string that
+     * does not exist is left missing (a mistyped chroot must not appear on the ensemble).
+     *
+     * @return a connected client that creates nothing by itself
+     */
+    ZkClient openReadOnly() {
+        return open(false);
+    }
+
+    private ZkClient open(boolean createChroot) {
         require();
-        ZkClient.Builder builder = ZkClient.builder()
-                .connectString(connectString)
+        ZkClient.Builder builder = ZkClient.builder();
+        try {
+            builder.connectString(connectString);
+        } catch (IllegalArgumentException e) {
+            // The library names its setter; the user typed --connect (or the variable).
+            throw new IllegalArgumentException(e.getMessage().replaceFirst("^connectString ", "--connect "), e);
+        }
+        builder.createChroot(createChroot)
                 .sessionTimeout(sessionTimeout.isZero() ? Duration.ofMillis(1) : sessionTimeout)
                 .connectionTimeout(connectTimeout.isZero() ? Duration.ofMillis(1) : connectTimeout);
         if (clientConfig != null && !clientConfig.toString().isBlank()) { // an empty variable is no setting

@@ -69,6 +69,9 @@ final class ExitStatus {
         codes.put("0", "done (run: the command exited 0)");
         codes.put("2", "bad arguments");
         codes.put("69", "ZooKeeper not reachable within --connect-timeout, or it refused");
+        // Both subcommands can be refused for want of permission: not a run-only status.
+        codes.put("77", "not authorized (inspect: the path's ACL withholds READ; run: the lock's ACL refuses us,"
+                + " the command was not started)");
         forRun().forEach((code, meaning) -> codes.putIfAbsent(code, "run: " + meaning));
         return codes;
     }

@@ -23,7 +23,8 @@ import picocli.CommandLine.Parameters;
             "A group's directory (ZkGroup) shows its members; a shard path (ZkShardMember) its members, the shards",
             "each owns now with their tokens, and the shards the coordinator assigned to each.",
             "Says so when PATH does not exist (nothing holds or waits there: the locks delete an idle lock's "
-                + "directory), and when it is not a lock directory (a parent of lock directories, say)."
+                + "directory), and when it is not a lock directory (a parent of lock directories, say).",
+            "Reads only: a chroot at the end of --connect that does not exist is reported missing, not created."
         })
 final class InspectCommand implements Callable<Integer> {
 
@@ -42,8 +43,9 @@ final class InspectCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         connection.require();
+        PathArgument.check("PATH", path);
         String text;
-        try (ZkClient client = connection.open()) {
+        try (ZkClient client = connection.openReadOnly()) {
             text = describe(client);
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -62,6 +64,10 @@ final class InspectCommand implements Callable<Integer> {
             return json ? MembershipFormat.shardJson(shards) : MembershipFormat.shardTable(shards);
         }
         QueueSnapshot snapshot = Inspector.inspect(client, path);
+        if (!snapshot.exists()) {
+            String missingChroot = missingChroot(client);
+            return json ? SnapshotFormat.json(snapshot, missingChroot) : SnapshotFormat.table(snapshot, missingChroot);
+        }
         boolean group = snapshot.exists() && !snapshot.notQueueNodes().isEmpty() && !snapshot.isQueueDirectory()
                 && snapshot.notQueueNodes().stream().allMatch(e -> ZkGroup.memberIdOf(e.nodeName()).isPresent());
         if (group) {
@@ -69,5 +75,25 @@ final class InspectCommand implements Callable<Integer> {
             return json ? MembershipFormat.groupJson(path, members) : MembershipFormat.groupTable(path, members);
         }
         return json ? SnapshotFormat.json(snapshot) : SnapshotFormat.table(snapshot);
+    }
+
+    /**
+     * One {@code exists} of the client's root, asked only for a path that does not exist: the
+     * client is built not to create its chroot, so a mistyped one is still missing here.
+     *
+     * @return the connect string's chroot if it does not exist; empty if it does, or there is none
+     */
+    private static String missingChroot(ZkClient client) throws InterruptedException {
+        String connect = client.connectString();
+        int slash = connect.indexOf('/');
+        String chroot = slash < 0 ? "" : connect.substring(slash);
+        if (chroot.isEmpty() || chroot.equals("/")) {
+            return "";
+        }
+        try {
+            return client.call("/", zk -> zk.exists("/", false)) == null ? chroot : "";
+        } catch (org.apache.zookeeper.KeeperException e) {
+            throw new io.zkcoord.CoordinationException("cannot read the chroot " + chroot + ": " + e.getMessage(), e);
+        }
     }
 }

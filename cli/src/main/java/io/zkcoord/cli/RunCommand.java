@@ -96,6 +96,11 @@ final class RunCommand implements Callable<Integer> {
         String path() {
             return lock != null ? lock : read != null ? read : write != null ? write : semaphore.path;
         }
+
+        /** @return the option that gave {@link #path()}, for messages */
+        String option() {
+            return lock != null ? "--lock" : read != null ? "--read" : write != null ? "--write" : "--semaphore";
+        }
     }
 
     /** A semaphore needs its permit count. */
@@ -137,7 +142,7 @@ final class RunCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--permits must be at least 1, was " + target.semaphore.permits);
         }
-        String path = target.path();
+        String path = PathArgument.check(target.option(), target.path());
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "zkcoord-grace");
             t.setDaemon(true);

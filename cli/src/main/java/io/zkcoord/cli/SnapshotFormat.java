@@ -32,8 +32,23 @@ final class SnapshotFormat {
      * is said to be so in the summary line, with no table.
      */
     static String table(QueueSnapshot s) {
+        return table(s, "");
+    }
+
+    /**
+     * As {@link #table(QueueSnapshot)}, for a client whose connect string names a chroot that does
+     * not exist ({@code missingChroot}, empty if it exists or there is none): the summary line
+     * says the chroot is missing, so a mistyped chroot is not taken for an idle lock.
+     */
+    static String table(QueueSnapshot s, String missingChroot) {
         StringBuilder b = new StringBuilder();
         b.append(s.path()).append(": ");
+        if (!missingChroot.isEmpty()) {
+            b.append("does not exist: the chroot ").append(missingChroot).append(" at the end of the connect string"
+                    + " does not exist, so nothing under it does (inspect creates nothing; check the chroot)"
+                    + " (read at ").append(s.readAt()).append(")\n");
+            return b.toString();
+        }
         if (!s.exists()) {
             b.append("does not exist: nothing holds or waits there (an idle lock's directory is deleted, so this is "
                     + "also what an idle lock looks like) (read at ").append(s.readAt()).append(")\n");
@@ -92,7 +107,8 @@ final class SnapshotFormat {
     }
 
     /**
-     * The snapshot as one JSON object: {@code path}, {@code readAt}, {@code exists}, {@code
+     * The snapshot as one JSON object: {@code path}, {@code readAt}, {@code chrootExists} (true),
+     * {@code exists}, {@code
      * lockDirectory} (false for a path that holds only children that are not queue nodes), {@code
      * entries} (the queue nodes in queue order; {@code fencingToken} is a decimal number; a node
      * whose ACL withholds READ from this client has {@code ownerReadable} false and null for every
@@ -100,9 +116,19 @@ final class SnapshotFormat {
      * {@code notQueueNodes} (the names of the other children).
      */
     static String json(QueueSnapshot s) {
+        return json(s, "");
+    }
+
+    /**
+     * As {@link #json(QueueSnapshot)}, with {@code chrootExists} before {@code exists}: false when
+     * the connect string names a chroot that does not exist ({@code missingChroot}, empty if it
+     * exists or there is none), true otherwise.
+     */
+    static String json(QueueSnapshot s, String missingChroot) {
         StringBuilder b = new StringBuilder();
         b.append("{\"path\":").append(string(s.path()))
                 .append(",\"readAt\":").append(string(s.readAt().toString()))
+                .append(",\"chrootExists\":").append(missingChroot.isEmpty())
                 .append(",\"exists\":").append(s.exists())
                 .append(",\"lockDirectory\":").append(s.isQueueDirectory())
                 .append(",\"notQueueNodes\":[");

@@ -43,6 +43,46 @@ class CliArgumentsTest extends CliFixture {
         assertTrue(run.out().contains("75") && run.out().contains("76") && run.out().contains("127"), run.out());
     }
 
+    /**
+     * A mistyped path or connect string: one line naming what was typed and what to type, exit 2,
+     * before anything connects (never the library's "shard path" or "IPv6 address" for it).
+     */
+    @Test
+    void mistypedPathOrSeparatorNamesWhatToType() {
+        String[][] cases = {
+            {"zkcoord: PATH 'locks/nightly-export' must start with '/': write /locks/nightly-export",
+                "inspect", connect(), "locks/nightly-export"},
+            {"zkcoord: PATH '/' is the root, not a lock's path: name one under it, e.g. /locks/nightly-export",
+                "inspect", connect(), "/"},
+            {"zkcoord: --lock 'locks/x' must start with '/': write /locks/x",
+                "run", connect(), "--lock", "locks/x", "--", "true"},
+            {"zkcoord: --connect '127.0.0.1:2181;127.0.0.1:2182' is not valid: it has ';' between servers; use ','"
+                + " between servers, not ';': '127.0.0.1:2181,127.0.0.1:2182'",
+                "inspect", "--connect", "127.0.0.1:2181;127.0.0.1:2182", "/locks/nightly-export"},
+        };
+        for (String[] c : cases) {
+            String[] args = java.util.Arrays.copyOfRange(c, 1, c.length);
+            ZkcoordProcess p = ZkcoordProcess.run(dir, args);
+            assertEquals(2, p.exitStatus(), p.toString());
+            assertEquals(List.of(c[0]), p.err().lines().toList(), String.join(" ", args) + ": " + p.err());
+        }
+    }
+
+    /**
+     * The top-level help lists every status once, and 77 for both subcommands (inspect is refused
+     * for want of READ too), not under {@code run:} only.
+     */
+    @Test
+    void topLevelHelpSaysBothSubcommandsCanExit77() {
+        ZkcoordProcess p = ZkcoordProcess.run(dir, "--help");
+        assertEquals(0, p.exitStatus(), p.toString());
+        String statuses = p.out().substring(p.out().indexOf("Exit status:")).replaceAll("\\s+", " ");
+        assertTrue(statuses.contains(" 77 not authorized (inspect: the path's ACL withholds READ; run: the lock's ACL"
+                + " refuses us, the command was not started)"), statuses);
+        assertFalse(statuses.contains(" 77 run:"), statuses);
+        assertEquals(1, statuses.split(" 77 ", -1).length - 1, statuses);
+    }
+
     /** A mistyped option is reported as unknown, with the option it resembles; exit 2. */
     @Test
     void mistypedOptionIsUnknown() {

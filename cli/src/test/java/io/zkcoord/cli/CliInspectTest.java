@@ -1,12 +1,15 @@
 package io.zkcoord.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkLease;
 import io.zkcoord.lock.ZkMutex;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +30,35 @@ class CliInspectTest extends CliFixture {
         ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/inspect/never-made", "--json");
         assertEquals(0, json.exitStatus(), json.toString());
         assertTrue(json.out().contains("\"exists\":false"), json.out());
+    }
+
+    /**
+     * A mistyped chroot at the end of {@code --connect} is reported missing, as table and JSON
+     * (exit 0, as any missing path), and inspecting it creates nothing on the ensemble.
+     */
+    @Test
+    void missingChrootIsReportedMissingNotCreated() throws Exception {
+        String chroot = "/cli-inspect-nope";
+        String connect = "--connect=" + server.getConnectString() + chroot;
+        ZkcoordProcess table = ZkcoordProcess.run(dir, "inspect", connect, "/locks/nightly-export");
+        assertEquals(0, table.exitStatus(), table.toString());
+        assertEquals(1, table.out().lines().count(), table.out());
+        assertTrue(table.out().startsWith("/locks/nightly-export: does not exist: the chroot " + chroot
+                + " at the end of the connect string does not exist"), table.out());
+
+        ZkcoordProcess json = ZkcoordProcess.run(dir, "inspect", connect, "/locks/nightly-export", "--json");
+        assertEquals(0, json.exitStatus(), json.toString());
+        assertTrue(json.out().contains("\"chrootExists\":false,\"exists\":false"), json.out());
+
+        assertNull(observer.zooKeeper().exists(chroot, false), "inspect created the chroot");
+
+        // A chroot that exists: a missing path under it is the usual missing path.
+        observer.zooKeeper().create("/cli-inspect-there", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.PERSISTENT);
+        ZkcoordProcess there = ZkcoordProcess.run(dir, "inspect", "--connect=" + server.getConnectString()
+                + "/cli-inspect-there", "/locks/nightly-export", "--json");
+        assertEquals(0, there.exitStatus(), there.toString());
+        assertTrue(there.out().contains("\"chrootExists\":true,\"exists\":false"), there.out());
     }
 
     /**

@@ -104,7 +104,8 @@ public final class Buyer {
             held.commitIfHeld(List.of(
                     Op.setData(InventoryDemo.STOCK, Integer.toString(stock - 1).getBytes(StandardCharsets.UTF_8), -1),
                     Op.create(InventoryDemo.ORDERS + "/" + name,
-                            String.format("token %d", token).getBytes(StandardCharsets.UTF_8), client.acl(),
+                            String.format("token %d", token).getBytes(StandardCharsets.UTF_8),
+                            client.aclFor(InventoryDemo.ORDERS + "/" + name),
                             CreateMode.PERSISTENT)));
         }
         timeline.say(name, "BOUGHT one, writes stock = %d", stock - 1);

@@ -209,9 +209,12 @@ public final class LocalEnsemble implements AutoCloseable {
 
     /**
      * Starts server {@code id} again, with its ports and data, stopping it first if it runs, and
-     * waits until it serves again (as a follower, or the leader).
+     * waits until it serves again (as a follower, or the leader), if it can: a server serves only
+     * once a majority of the ensemble runs. If fewer run with it (the first server started after
+     * all were stopped), it returns at once, saying how many more to start; the start that makes
+     * the majority waits.
      *
-     * @throws IllegalStateException if it does not serve within a minute
+     * @throws IllegalStateException if it does not serve within a minute, with a majority running
      */
     public void restart(int id) throws IOException, InterruptedException {
         Server s = server(id);
@@ -223,6 +226,15 @@ public final class LocalEnsemble implements AutoCloseable {
                 stopProcess(s.process);
             }
             launch(s);
+            int running = (int) servers.stream().filter(Server::isRunning).count();
+            int majority = servers.size() / 2 + 1;
+            if (running < majority) {
+                List<String> down = servers.stream().filter(o -> !o.isRunning()).map(o -> "start " + o.id).toList();
+                report.accept("server " + id + " started (pid " + s.process.pid() + "); it serves once " + majority
+                        + " of the " + servers.size() + " servers run (" + running + " now): type "
+                        + String.join(" or ", down));
+                return;
+            }
         }
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         String mode;

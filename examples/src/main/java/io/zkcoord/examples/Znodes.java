@@ -26,7 +26,7 @@ final class Znodes {
     static void create(ZkClient client, String path, String data, CreateMode mode) throws Exception {
         client.call(path, zk -> {
             try {
-                return zk.create(path, data.getBytes(StandardCharsets.UTF_8), client.acl(), mode);
+                return zk.create(path, data.getBytes(StandardCharsets.UTF_8), client.aclFor(path), mode);
             } catch (KeeperException.NodeExistsException e) {
                 return path;
             }

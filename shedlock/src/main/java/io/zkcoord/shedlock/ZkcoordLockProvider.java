@@ -6,6 +6,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.shedlock.ZkcoordSimpleLock.Grant;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -18,6 +19,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.common.PathUtils;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -163,7 +165,7 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
     private Optional<Grant> take(ZooKeeper zk, String path, LockRecord mine) throws KeeperException, InterruptedException {
         Stat created = new Stat();
         try {
-            zk.create(path, mine.bytes(), client.acl(), CreateMode.PERSISTENT, created);
+            zk.create(path, mine.bytes(), aclFor(path), CreateMode.PERSISTENT, created);
             return Optional.of(grant(path, created, mine, created.getMzxid()));
         } catch (KeeperException.NoNodeException e) {
             createRoot(zk);
@@ -272,10 +274,24 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
             slash = rootPath.indexOf('/', slash + 1);
             String dir = slash < 0 ? rootPath : rootPath.substring(0, slash);
             try {
-                zk.create(dir, EMPTY, client.acl(), CreateMode.PERSISTENT);
+                zk.create(dir, EMPTY, aclFor(dir), CreateMode.PERSISTENT);
             } catch (KeeperException.NodeExistsException e) {
                 // made by someone else, or earlier
             }
+        }
+    }
+
+    /**
+     * @return the client's ACL for the node at {@code path}: its {@code aclProvider}'s answer for
+     *     that path, or else its one ACL
+     * @throws CoordinationException if the client's ACL provider fails for {@code path}
+     */
+    private List<ACL> aclFor(String path) {
+        try {
+            return client.aclFor(path);
+        } catch (RuntimeException e) {
+            throw new CoordinationException("ShedLock node " + path + ": the client's ACL provider failed: "
+                    + e.getMessage(), e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.zkcoord.spring;
 
 import io.zkcoord.ZkLease;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -28,11 +29,31 @@ final class ThreadHold {
     HoldLossListener.Cause ended;
     /** True once the owner's last {@code unlock()} released it. */
     boolean released;
+    /**
+     * The ended hold this one was granted over (its owner had not yet unlocked it as often as it
+     * acquired): it is the owner's hold again once this one is released, so that each {@code
+     * unlock()} it still owes throws as before. Null if there was none.
+     */
+    ThreadHold below;
+    /** Completes once the ended hold's node is deleted (or the attempt to delete it returned). */
+    final CompletableFuture<Void> gone = new CompletableFuture<>();
 
     ThreadHold(Thread owner, ZkLease lease, Duration ttl) {
         this.owner = owner;
         this.lease = lease;
         this.ttl = ttl;
+    }
+
+    /**
+     * Puts this hold, ended or about to be replaced, under {@code next}: the unlocks it still owes
+     * (and those of the ended hold under it, counted in) come after {@code next}'s.
+     */
+    void under(ThreadHold next) {
+        if (below != null) {
+            count += below.count;
+            below = null;
+        }
+        next.below = this;
     }
 
     /** @return true while neither released nor ended, as far as this JVM knows */

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +46,8 @@ import org.springframework.scheduling.TaskScheduler;
  *       The holding thread may acquire again with no ZooKeeper call and must unlock as often.
  *   <li><b>{@code lock()}</b> blocks until held and is not interruptible (an interrupt is kept and
  *       set again on return). {@code lockInterruptibly()} ends with {@link InterruptedException}
- *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms), never
+ *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms; see below
+ *       for a thread whose hold ended), never
  *       waits for a holder and never throws for an interrupt. {@code tryLock(time, unit)} waits at most about that long whatever the
  *       network does. If ZooKeeper cannot be reached within the client's retry policy they throw
  *       {@link CoordinationException}; if the client is closed, {@link IllegalStateException}.
@@ -63,8 +65,19 @@ import org.springframework.scheduling.TaskScheduler;
  *       and the last one clears the thread's hold. The last release
  *       deletes the node (waiting about a second at most; it goes on in the background while the
  *       ensemble cannot be reached).
- *   <li><b>An ended hold.</b> Until its thread has called {@code unlock()} as often as it acquired, the thread cannot acquire the
- *       lock again: every acquire method throws {@link IllegalStateException}.
+ *   <li><b>Acquiring after an ended hold</b> (as Spring's Redis and JDBC registries do). A thread
+ *       whose hold ended and who has not yet called {@code unlock()} as often as it acquired may
+ *       acquire again: the acquisition is a new one, not a reentrant one. It first waits until the
+ *       ended hold's node is deleted (the ttl's release, about a second at most; {@code tryLock()}
+ *       waits for it 1.5 s at most and then says false), then asks
+ *       ZooKeeper as any thread would: {@code tryLock()} returns false while another holds the
+ *       lock, and takes it if it is free; {@code lock()}, {@code lockInterruptibly()} and the timed
+ *       {@code tryLock}s wait as always. A new hold has a new node, so its fencing token is higher
+ *       than the ended one's (and than any holder's in between). The ended hold stays under the new
+ *       one: the new hold's {@code unlock()}s release it as usual, and after them each {@code
+ *       unlock()} the ended hold still owes throws {@link ConcurrentModificationException} as
+ *       before. An acquisition that gives up (false, interrupt, error) changes nothing: the ended
+ *       hold stays the thread's, and its next {@code unlock()} throws.
  *   <li><b>Session loss.</b> Every hold of the lost session ends (cause {@link
  *       HoldLossListener.Cause#SESSION_ENDED}); threads still waiting queue again in the new session.
  *   <li>{@link #newCondition()} throws {@link UnsupportedOperationException}.
@@ -80,6 +93,8 @@ public final class ZkcoordLock implements DistributedLock {
 
     private static final Logger log = LoggerFactory.getLogger(ZkcoordLock.class);
     private static final long FOREVER = Long.MAX_VALUE;
+    /** How long {@code tryLock()} waits for its thread's expired hold's node to go before its one look. */
+    private static final long ONE_LOOK_GRACE_MILLIS = 1_500;
 
     private final ZkcoordLockRegistry registry;
     private final String key;
@@ -191,7 +206,7 @@ public final class ZkcoordLock implements DistributedLock {
                 // Each unlock of the nesting counts, so the outermost one (in its finally block) throws
                 // this exception too, and never releases a later hold of the same thread.
                 if (--hold.count <= 0) {
-                    holds.remove(me);
+                    pop(me, hold);
                     hold.cancelTimers();
                     lastUsedNanos = System.nanoTime();
                 }
@@ -201,7 +216,7 @@ public final class ZkcoordLock implements DistributedLock {
             if (--hold.count > 0) {
                 return;
             }
-            holds.remove(me);
+            pop(me, hold);
             hold.released = true;
             hold.cancelTimers();
             lastUsedNanos = System.nanoTime();
@@ -321,11 +336,21 @@ public final class ZkcoordLock implements DistributedLock {
             throw new InterruptedException();
         }
         Thread me = Thread.currentThread();
+        long start = System.nanoTime();
         if (registry.keep(this, () -> enter(me, ttl))) {
             return true;
         }
         try {
-            Optional<ZkLease> lease = waitForLease(waitNanos);
+            ThreadHold ended;
+            synchronized (this) {
+                ended = holds.get(me);
+            }
+            if (ended != null && !awaitGone(ended, waitNanos, interruptible)) {
+                return false;
+            }
+            long left = waitNanos <= 0 || waitNanos == FOREVER ? waitNanos
+                    : Math.max(0, waitNanos - (System.nanoTime() - start));
+            Optional<ZkLease> lease = waitForLease(left);
             if (lease.isEmpty()) {
                 return false;
             }
@@ -346,12 +371,7 @@ public final class ZkcoordLock implements DistributedLock {
     private synchronized boolean enter(Thread me, Duration ttl) {
         lastUsedNanos = System.nanoTime();
         ThreadHold hold = holds.get(me);
-        if (hold != null) {
-            if (!hold.live() || !hold.lease.isValid()) {
-                throw new IllegalStateException("the hold of " + this + " by " + me.getName()
-                        + " ended (" + describe(hold.ended == null ? HoldLossListener.Cause.SESSION_ENDED : hold.ended)
-                        + "); unlock() it before acquiring again");
-            }
+        if (hold != null && hold.live() && hold.lease.isValid()) {
             hold.count++;
             if (ttl != null) {
                 hold.ttl = ttl;
@@ -400,7 +420,10 @@ public final class ZkcoordLock implements DistributedLock {
     private void granted(Thread me, ZkLease lease, Duration ttl) {
         ThreadHold hold = new ThreadHold(me, lease, ttl);
         synchronized (this) {
-            holds.put(me, hold);
+            ThreadHold ended = holds.put(me, hold);
+            if (ended != null) {
+                ended.under(hold);
+            }
             scheduleTimers(hold);
         }
         lease.whenLost().thenRun(() -> end(hold, HoldLossListener.Cause.SESSION_ENDED, -1));
@@ -453,11 +476,18 @@ public final class ZkcoordLock implements DistributedLock {
             hold.ended = cause;
             hold.cancelTimers();
         }
+        if (cause != HoldLossListener.Cause.TTL_EXPIRED) {
+            hold.gone.complete(null);
+        }
         registry.endings().execute(() -> {
             if (cause == HoldLossListener.Cause.TTL_EXPIRED) {
                 log.warn("{}: the hold of {} (fencing token {}) passed its time to live; releasing it",
                         this, hold.owner.getName(), hold.lease.fencingToken());
-                hold.lease.release();
+                try {
+                    hold.lease.release();
+                } finally {
+                    hold.gone.complete(null);
+                }
             }
             for (HoldLossListener listener : lossListeners) {
                 try {
@@ -467,6 +497,60 @@ public final class ZkcoordLock implements DistributedLock {
                 }
             }
         });
+    }
+
+    /** The thread's hold is done: the ended hold it was granted over, if any, is its hold again. Caller holds the monitor. */
+    private void pop(Thread me, ThreadHold hold) {
+        if (hold.below != null) {
+            holds.put(me, hold.below);
+            hold.below = null;
+        } else {
+            holds.remove(me);
+        }
+    }
+
+    /**
+     * Before a thread whose hold ended (not yet unlocked as often as acquired) asks for the lock
+     * again: waits until that hold's node is deleted, so that it does not stand in its own way. A
+     * hold whose session ended has no node to wait for; a ttl's release is bounded (about a
+     * second, see {@link ZkLease#release()}).
+     *
+     * @return false if the wait ({@code waitNanos} &gt; 0, or the look of {@code waitNanos} 0,
+     *     given 1.5 s) ran out first
+     */
+    private static boolean awaitGone(ThreadHold ended, long waitNanos, boolean interruptible) throws InterruptedException {
+        if (ended.ended != HoldLossListener.Cause.TTL_EXPIRED || ended.gone.isDone()) {
+            return true;
+        }
+        long limit = waitNanos == 0 ? TimeUnit.MILLISECONDS.toNanos(ONE_LOOK_GRACE_MILLIS) : waitNanos;
+        boolean forever = limit < 0 || limit == FOREVER;
+        long deadline = System.nanoTime() + (forever ? 0 : limit);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (forever) {
+                        ended.gone.get();
+                    } else {
+                        ended.gone.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    }
+                    return true;
+                } catch (InterruptedException e) {
+                    if (interruptible) {
+                        throw e;
+                    }
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    return false;
+                } catch (ExecutionException e) {
+                    return true;   // never completed exceptionally; nothing to wait for
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private static String describe(HoldLossListener.Cause cause) {

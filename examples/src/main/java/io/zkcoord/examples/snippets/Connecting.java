@@ -1,8 +1,10 @@
 package io.zkcoord.examples.snippets;
 
+// snippet:imports
 import io.zkcoord.ZkClient;
 import java.nio.charset.StandardCharsets;
 import org.apache.zookeeper.client.ZKClientConfig;
+// end:imports
 
 /**
  * The README's connection examples: an authenticated client, and the client settings of TLS.

@@ -1,5 +1,6 @@
 package io.zkcoord.examples.snippets;
 
+// snippet:imports
 import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.Op;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+// end:imports
 
 /**
  * The README's recipe examples, one method each. README.md shows the text between each pair of

@@ -25,14 +25,18 @@ import java.util.stream.Stream;
  * </pre>
  *
  * <p>In the source, the region is the lines between {@code // snippet:mutex} and {@code //
- * end:mutex}, with their common indentation removed. The block must equal the region line for
- * line (trailing spaces aside). A {@code java} block without such a comment is an error too.
+ * end:mutex} (in an XML file such as a pom, {@code <!-- snippet:name -->} and {@code <!--
+ * end:name -->}), with their common indentation removed; marker lines of other regions inside it
+ * are left out. The block must equal the region line for line (trailing spaces aside). A {@code
+ * java} block without such a comment is an error too.
  */
 final class SnippetText {
 
     private static final Pattern MARKER = Pattern.compile("^<!-- snippet: (\\S+)#(\\S+) -->$");
     private static final String JAVA_FENCE = "```java";
     private static final String FENCE = "```";
+    /** A region marker line of a source: {@code // snippet:name}, {@code <!-- end:name -->}, ... */
+    private static final Pattern REGION_MARKER = Pattern.compile("^(?://\\s*|<!--\\s*)(snippet|end):(\\S+?)(?:\\s*-->)?$");
 
     private SnippetText() {
     }
@@ -162,14 +166,23 @@ final class SnippetText {
     static List<String> region(List<String> source, String name) {
         int start = -1;
         for (int i = 0; i < source.size(); i++) {
-            String t = source.get(i).trim();
-            if (t.equals("// snippet:" + name)) {
+            Matcher marker = REGION_MARKER.matcher(source.get(i).trim());
+            if (!marker.matches() || !marker.group(2).equals(name)) {
+                continue;
+            }
+            if (marker.group(1).equals("snippet")) {
                 start = i + 1;
-            } else if (t.equals("// end:" + name)) {
+            } else {
                 if (start < 0) {
                     throw new IllegalArgumentException("end:" + name + " before snippet:" + name);
                 }
-                return dedent(source.subList(start, i));
+                List<String> lines = new ArrayList<>();
+                for (String line : source.subList(start, i)) {
+                    if (!REGION_MARKER.matcher(line.trim()).matches()) {
+                        lines.add(line);
+                    }
+                }
+                return dedent(lines);
             }
         }
         throw new IllegalArgumentException(start < 0 ? "no region snippet:" + name : "region " + name + " is not closed");

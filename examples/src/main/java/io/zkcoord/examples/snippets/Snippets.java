@@ -119,6 +119,8 @@ public final class Snippets {
             Recipes.mutex(client);
         }
 
+        ChoosingChecks.all(connect, this::check);
+
         try (ZkClient authenticated = Connecting.authenticated(connect)) {
             check("an authorization makes the recipes' nodes CREATOR_ALL_ACL",
                     () -> authenticated.acl().equals(ZooDefs.Ids.CREATOR_ALL_ACL));

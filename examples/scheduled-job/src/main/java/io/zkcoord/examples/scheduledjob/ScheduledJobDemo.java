@@ -55,7 +55,7 @@ public final class ScheduledJobDemo {
             try (ZkClient client = ZkClient.builder().connectString(connect).connectionTimeout(Duration.ofSeconds(30)).build()) {
                 ZooKeeper zk = client.zooKeeper();
                 for (String dir : List.of("/demo", "/demo/runs", "/demo/ready")) {
-                    zk.create(dir, new byte[0], client.acl(), CreateMode.PERSISTENT);
+                    zk.create(dir, new byte[0], client.aclFor(dir), CreateMode.PERSISTENT);
                 }
                 say("starting " + APPS + " instances of the application");
                 for (int i = 1; i <= APPS; i++) {

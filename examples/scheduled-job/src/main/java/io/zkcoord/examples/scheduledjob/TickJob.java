@@ -44,8 +44,8 @@ public class TickJob {
         long tick = (System.currentTimeMillis() + PERIOD_MILLIS / 4) / PERIOD_MILLIS;
         long token = provider.fencingToken("tick").orElse(0);   // 0: run without the lock (--no-lock)
         String record = "tick=" + tick + " process=" + process + " token=" + token;
-        client.zooKeeper().create("/demo/runs/run-", record.getBytes(StandardCharsets.UTF_8), client.acl(),
-                CreateMode.PERSISTENT_SEQUENTIAL);
+        client.zooKeeper().create("/demo/runs/run-", record.getBytes(StandardCharsets.UTF_8),
+                client.aclFor("/demo/runs/run-"), CreateMode.PERSISTENT_SEQUENTIAL);
         System.out.printf("  %-6s runs tick %d (fencing token %d)%n", process, tick, token);
     }
     // end:scheduled-job
@@ -54,6 +54,7 @@ public class TickJob {
     @EventListener(ApplicationReadyEvent.class)
     public void ready() throws Exception {
         client.session();
-        client.zooKeeper().create("/demo/ready/" + process, new byte[0], client.acl(), CreateMode.EPHEMERAL);
+        client.zooKeeper().create("/demo/ready/" + process, new byte[0], client.aclFor("/demo/ready/" + process),
+                CreateMode.EPHEMERAL);
     }
 }

@@ -1,0 +1,182 @@
+package io.zkcoord.curator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkcoord.Protocol;
+import io.zkcoord.election.ZkLeaderElection;
+import io.zkcoord.lock.ZkMutex;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Curator's {@code LeaderLatch} beside {@code ZkLeaderElection}, and {@code LeaderSelector} beside
+ * {@code ZkMutex}, with {@link Protocol#CURATOR}: exactly one leader at a time, of either library. Each party joins,
+ * leads once (a count of leaders, which must be one at every entry) and leaves, many times.
+ */
+class MixedElectionFleetTest {
+
+    private static final int CYCLES = 25;
+    private static final Duration WAIT = Duration.ofMinutes(2);
+
+    private static TestingServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    /** Two LeaderLatch clients and two of ours: exactly one leader throughout, every party leads every cycle. */
+    @Test
+    void latchAndZkcoordElectOneLeader() throws Exception {
+        String dir = "/mixed/latch";
+        Leaders leaders = new Leaders();
+        try (Fleet fleet = new Fleet(server.getConnectString())) {
+            List<Callable<Void>> parties = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                CuratorFramework c = fleet.curator();
+                String id = "latch-" + i;
+                parties.add(() -> {
+                    for (int n = 0; n < CYCLES; n++) {
+                        try (LeaderLatch latch = new LeaderLatch(c, dir, id)) {
+                            latch.start();
+                            assertTrue(latch.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), id + " never led");
+                            leaders.lead(id);
+                        }
+                    }
+                    return null;
+                });
+            }
+            parties.addAll(ours(fleet, dir, leaders));
+            runAll(parties);
+        }
+        assertEquals(List.of(), leaders.problems);
+        assertEquals(4 * CYCLES, leaders.terms.get());
+    }
+
+    /**
+     * Two LeaderSelector clients and two {@code ZkMutex} with {@link Protocol#CURATOR} (a selector
+     * is a mutex: leading is holding it): exactly one leader throughout, every party leads every cycle.
+     */
+    @Test
+    void selectorAndZkMutexElectOneLeader() throws Exception {
+        String dir = "/mixed/selector";
+        Leaders leaders = new Leaders();
+        try (Fleet fleet = new Fleet(server.getConnectString())) {
+            List<Callable<Void>> parties = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                CuratorFramework c = fleet.curator();
+                String id = "selector-" + i;
+                parties.add(() -> {
+                    Semaphore terms = new Semaphore(0);
+                    AtomicInteger led = new AtomicInteger();
+                    try (LeaderSelector selector = new LeaderSelector(c, dir, new LeaderSelectorListenerAdapter() {
+                        @Override
+                        public void takeLeadership(CuratorFramework client) {
+                            if (led.get() < CYCLES) {
+                                leaders.lead(id);
+                                led.incrementAndGet();
+                                terms.release();
+                            }
+                        }
+                    })) {
+                        selector.setId(id);
+                        selector.autoRequeue();
+                        selector.start();
+                        assertTrue(terms.tryAcquire(CYCLES, WAIT.toMillis(), TimeUnit.MILLISECONDS), id + " never led");
+                    }
+                    return null;
+                });
+            }
+            for (int i = 2; i < 4; i++) {
+                ZkMutex leadership = new ZkMutex(fleet.zkcoord(), dir, Protocol.CURATOR);
+                String id = "zkcoord-" + i;
+                parties.add(() -> {
+                    for (int n = 0; n < CYCLES; n++) {
+                        leadership.lock();
+                        try {
+                            leaders.lead(id);
+                        } finally {
+                            leadership.unlock();
+                        }
+                    }
+                    return null;
+                });
+            }
+            runAll(parties);
+        }
+        assertEquals(List.of(), leaders.problems);
+        assertEquals(4 * CYCLES, leaders.terms.get());
+    }
+
+    private static List<Callable<Void>> ours(Fleet fleet, String dir, Leaders leaders) {
+        List<Callable<Void>> parties = new ArrayList<>();
+        for (int i = 2; i < 4; i++) {
+            io.zkcoord.ZkClient z = fleet.zkcoord();
+            String id = "zkcoord-" + i;
+            parties.add(() -> {
+                for (int n = 0; n < CYCLES; n++) {
+                    try (ZkLeaderElection election = new ZkLeaderElection(z, dir, id, Protocol.CURATOR)) {
+                        election.start();
+                        assertTrue(election.awaitLeadership(WAIT), id + " never led");
+                        leaders.lead(id);
+                    }
+                }
+                return null;
+            });
+        }
+        return parties;
+    }
+
+    private static void runAll(List<Callable<Void>> parties) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(parties.size());
+        try {
+            List<Future<Void>> runs = new ArrayList<>();
+            parties.forEach(p -> runs.add(pool.submit(p)));
+            for (Future<Void> f : runs) {
+                f.get(10, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Counts leaders: one term is entered with no other leader inside. Thread-safe. */
+    private static final class Leaders {
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicInteger terms = new AtomicInteger();
+        final List<String> problems = Collections.synchronizedList(new ArrayList<>());
+
+        void lead(String id) {
+            int now = inside.incrementAndGet();
+            if (now != 1) {
+                problems.add(id + " leads beside " + (now - 1) + " other leader(s)");
+            }
+            Thread.yield();
+            inside.decrementAndGet();
+            terms.incrementAndGet();
+        }
+    }
+}
