@@ -55,6 +55,14 @@ import org.apache.zookeeper.data.Stat;
  * Holding is what the queue says at the moment of the read; a holder whose session has just
  * expired is reported until the server deletes its node.
  *
+ * <p><b>Apache Curator's nodes</b> ({@code _c_<uuid>-lock-<seq>} and the like: Curator's own
+ * clients, or a recipe under {@link io.zkcoord.Protocol#CURATOR}) are reported as holders and
+ * waiters too, by the kind of ours they match ({@code lock-} as {@code lock}, {@code __WRIT__} as
+ * {@code write}, {@code __READ__} as {@code read}, {@code latch-} as {@code leader}), in sequence
+ * order. Their data is Curator's: an IP address is reported as {@link
+ * QueueSnapshot.Entry#ownerHost()}, anything else (a participant id) as {@link
+ * QueueSnapshot.Entry#ownerThread()}; the pid is -1.
+ *
  * <p><b>A node this client may not read</b> (the directory lets it list the queue, the node's own
  * ACL withholds READ) is reported, not left out: at its place in the queue, counted by the rule,
  * with {@link QueueSnapshot.Entry#ownerReadable()} false ("not authorized"). What its name says is
@@ -205,7 +213,8 @@ public final class Inspector {
         for (int i = 0; i < present.size(); i++) {
             Read r = presentResults.get(i);
             OwnerText owner = !r.readable() ? OwnerText.UNKNOWN : present.get(i).kind().equals(Holding.LEADER)
-                    ? OwnerText.ofParticipant(r.data()) : OwnerText.parse(r.data());
+                    ? OwnerText.ofParticipant(r.data())
+                    : present.get(i).curatorForm() ? OwnerText.ofCurator(r.data()) : OwnerText.parse(r.data());
             owners.add(owner);
             makers.add(new Holding.Owner(r.readable() ? r.stat().getEphemeralOwner() : 0, owner.thread()));
         }

@@ -27,6 +27,16 @@ record OwnerText(String host, long pid, String thread) {
         return new OwnerText("", -1, text(data));
     }
 
+    /**
+     * @return the owner a Curator node's data names: Curator's default data is the client's IP
+     *     address (the host); a {@code LeaderSelector} writes its participant id (the thread field,
+     *     as for an election node)
+     */
+    static OwnerText ofCurator(byte[] data) {
+        String text = text(data);
+        return text.matches("[0-9.]+|[0-9a-fA-F:]+(%.*)?") ? new OwnerText(text, -1, "") : new OwnerText("", -1, text);
+    }
+
     /** @return the owner that OwnerInfo-shaped {@code data} names, or {@link #UNKNOWN} */
     static OwnerText parse(byte[] data) {
         String text = text(data);

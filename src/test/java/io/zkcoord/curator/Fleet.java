@@ -81,11 +81,11 @@ final class Fleet implements AutoCloseable {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, () -> -1, c);
         }
         ZkClient z = zkcoord();
         ZkMutex m = new ZkMutex(z, path, side.protocol());
-        return new Party(name, side, z.session().id(), m::lock, m::unlock);
+        return new Party(name, side, z.session().id(), m::lock, m::unlock, m::fencingToken, z);
     }
 
     /** Closes a client of this fleet now (its session ends), rather than at the end. */
@@ -110,8 +110,12 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    /** One exclusive party: its name, side and session, how it locks and unlocks. */
-    record Party(String name, Side side, long sessionId, Locking lock, Runnable unlock) {
+    /**
+     * One exclusive party: its name, side and session, how it locks and unlocks, its fencing token
+     * while it holds (-1 for Curator, which has none), and its client.
+     */
+    record Party(String name, Side side, long sessionId, Locking lock, Runnable unlock,
+            java.util.function.LongSupplier token, AutoCloseable client) {
     }
 
     /** A lock call that may throw anything (Curator's throws Exception). */

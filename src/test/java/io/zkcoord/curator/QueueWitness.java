@@ -39,8 +39,13 @@ final class QueueWitness {
         this.dir = dir;
     }
 
-    /** One stay in the critical section by {@code party}, whose session is {@code sessionId}. */
-    void enter(String party, long sessionId) throws Exception {
+    /**
+     * One stay in the critical section by {@code party}, whose session is {@code sessionId}.
+     *
+     * @return the czxid of the head node (the holder's, if all is well): a fencing token as
+     *     zkcoord's, for a holder that has none of its own (Curator's)
+     */
+    long enter(String party, long sessionId) throws Exception {
         int now = inside.incrementAndGet();
         if (now != 1) {
             problem(party + " entered with " + (now - 1) + " other holder(s) inside");
@@ -80,6 +85,7 @@ final class QueueWitness {
             holders.add(party);
         }
         inside.decrementAndGet();
+        return stat == null ? -1 : stat.getCzxid();
     }
 
     private synchronized void problem(String p) {
