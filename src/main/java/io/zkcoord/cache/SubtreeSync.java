@@ -103,6 +103,12 @@ final class SubtreeSync {
      */
     void start() {
         client.addConnectionListener(connection);
+        if (isClosed()) {
+            // A close() ran meanwhile, before the listener was added: it could not remove it.
+            // (close() marks itself closed before it removes the listener, so one of the two does.)
+            client.removeConnectionListener(connection);
+            return;
+        }
         steps.execute(this::load);
     }
 
