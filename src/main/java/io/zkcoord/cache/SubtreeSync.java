@@ -104,8 +104,8 @@ final class SubtreeSync {
     void start() {
         client.addConnectionListener(connection);
         if (isClosed()) {
-            // A close() ran meanwhile, before the listener was added: it could not remove it.
-            // (close() marks itself closed before it removes the listener, so one of the two does.)
+            // close() ran between the cache's start() and this line and found no listener to
+            // remove: close() sets closed before it removes, so one side always removes it.
             client.removeConnectionListener(connection);
             return;
         }
