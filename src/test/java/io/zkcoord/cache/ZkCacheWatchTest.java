@@ -142,6 +142,62 @@ class ZkCacheWatchTest {
         assertTrue(newThreads.stream().allMatch(n -> n.contains("-callbacks-")), newThreads.toString());
     }
 
+    /**
+     * A close() that runs while start() is between taking the STARTED phase and adding its connection
+     * listener leaves no listener behind: the start is held inside the client's list (a list that
+     * waits on a gate in {@code add}) while the close runs to its end.
+     */
+    @Test
+    void aCloseDuringStartLeavesNoListener() throws Exception {
+        int listenersBefore = connectionListeners(client);
+        java.util.concurrent.CountDownLatch adding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        Field l = listenersField();
+        @SuppressWarnings("unchecked")
+        List<io.zkcoord.ConnectionListener> real = (List<io.zkcoord.ConnectionListener>) l.get(lifecycle(client));
+        List<io.zkcoord.ConnectionListener> gated = new java.util.concurrent.CopyOnWriteArrayList<>(real) {
+            @Override
+            public boolean add(io.zkcoord.ConnectionListener listener) {
+                adding.countDown();
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.add(listener);
+            }
+        };
+        l.set(lifecycle(client), gated);
+        try {
+            ZkCache cache = new ZkCache(client, "/racing");
+            Thread starting = new Thread(cache::start, "starting");
+            starting.start();
+            assertTrue(adding.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS), "start() adds its listener");
+            cache.close(); // runs to its end while start() is held
+            gate.countDown();
+            starting.join(WAIT.toMillis());
+            assertTrue(!starting.isAlive(), "start() returned");
+            assertEquals(listenersBefore, connectionListeners(client), "the closed cache left a connection listener");
+        } finally {
+            gate.countDown();
+            l.set(lifecycle(client), real);
+            real.clear();
+            real.addAll(gated);
+        }
+    }
+
+    private static Object lifecycle(ZkClient c) throws Exception {
+        Field f = ZkClient.class.getDeclaredField("lifecycle");
+        f.setAccessible(true);
+        return f.get(c);
+    }
+
+    private Field listenersField() throws Exception {
+        Field l = lifecycle(client).getClass().getDeclaredField("listeners");
+        l.setAccessible(true);
+        return l;
+    }
+
     /** A depth-1 cache over children with 10,000 grandchildren in all reads none of the grandchildren. */
     @Test
     void depthBoundsWhatIsRead() throws Exception {

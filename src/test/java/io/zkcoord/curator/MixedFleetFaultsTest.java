@@ -93,7 +93,7 @@ class MixedFleetFaultsTest {
                             resource.write(ours.fencingToken(), "ours after the expiry");
                             accepted = true;
                         } catch (IllegalStateException stale) {
-                            accepted = false;
+                            accepted = false; // a stale token: refused
                         }
                         done.await();
                         return accepted;
