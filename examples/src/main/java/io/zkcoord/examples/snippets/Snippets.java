@@ -124,6 +124,18 @@ public final class Snippets {
             watched.unlock();
             Observing.logSlowAcquisitions(client);
             Recipes.mutex(client);
+
+            long curatorToken = Migrating.exportOrders(client);
+            check("a mutex under Protocol.CURATOR gives a fencing token", () -> curatorToken > 0);
+            Migrating.readCatalog(client);
+            try (io.zkcoord.election.ZkLeaderElection e = Migrating.joinScheduler(client, "worker-1")) {
+                boolean led = e.awaitLeadership(Duration.ofSeconds(30));
+                check("the only participant under Protocol.CURATOR leads", () -> led);
+            }
+            long laterToken = Migrating.exportOrdersAfterMigration(client);
+            check("after the last step the token still grows", () -> laterToken > curatorToken);
+            check("the migration snippets leave no lock node", () -> children(client, "/locks/orders").isEmpty()
+                    && children(client, "/locks/catalog").isEmpty());
         }
 
         ChoosingChecks.all(connect, this::check);
