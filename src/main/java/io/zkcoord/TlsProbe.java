@@ -11,6 +11,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.DelegatingSslContext;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
@@ -26,6 +29,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -73,8 +78,8 @@ final class TlsProbe {
     static Optional<TlsConnectException> probe(String connectString, ZKClientConfig config, long budgetMillis) {
         List<InetSocketAddress> servers = new ConnectStringParser(connectString).getServerAddresses();
         SslContext context;
-        try (ClientX509Util x509 = new ClientX509Util()) {
-            context = x509.createNettySslContextForClient(config);
+        try {
+            context = clientContext(config);
         } catch (Exception e) {
             return Optional.of(new TlsConnectException(TlsConnectException.Problem.HANDSHAKE_FAILED,
                     "cannot set up TLS for " + connectString + " with the client's zookeeper.ssl settings: "
@@ -121,6 +126,45 @@ final class TlsProbe {
         String details = failures.stream().map(f -> f.server() + ": " + f.detail()).collect(Collectors.joining("; "));
         return Optional.of(new TlsConnectException(same ? problem : TlsConnectException.Problem.HANDSHAKE_FAILED,
                 "no TLS connection to " + connectString + ": " + details, failures.get(0).cause()));
+    }
+
+    /**
+     * The client's TLS context, as ZooKeeper's Netty client builds it. ZooKeeper 3.9 has a method for
+     * it ({@code ClientX509Util.createNettySslContextForClient}); 3.8 has not, and its client wraps
+     * the JDK {@code SSLContext} made from the same settings (trust store, key store, host-name
+     * verification), which is what this does there. Looked up at run time, so that the library runs
+     * on either client jar.
+     */
+    private static SslContext clientContext(ZKClientConfig config) throws Exception {
+        try (ClientX509Util x509 = new ClientX509Util()) {
+            try {
+                java.lang.reflect.Method since39 = ClientX509Util.class.getMethod("createNettySslContextForClient",
+                        org.apache.zookeeper.common.ZKConfig.class);
+                return (SslContext) since39.invoke(x509, config);
+            } catch (NoSuchMethodException zookeeper38) {
+                // 3.8's client checks the host name in the SSLEngine (endpoint identification) when
+                // zookeeper.ssl.hostnameVerification is on: do the same on every engine we make.
+                SslContext jdk = new JdkSslContext(x509.createSSLContext(config), true, ClientAuth.NONE);
+                return x509.isServerHostnameVerificationEnabled(config) ? new HostCheckingSslContext(jdk) : jdk;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+    }
+
+    /** A TLS context whose engines check the server's host name, as ZooKeeper 3.8's client does. */
+    private static final class HostCheckingSslContext extends DelegatingSslContext {
+
+        HostCheckingSslContext(SslContext context) {
+            super(context);
+        }
+
+        @Override
+        protected void initEngine(SSLEngine engine) {
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            engine.setSSLParameters(parameters);
+        }
     }
 
     /** @return the TLS failure of one server; empty if its handshake worked or it could not be reached */

@@ -51,7 +51,12 @@ public final class FourLetterWords {
     private final String host;
     private final int port;
 
-    /** A client for the server at {@code host:port}. */
+    /**
+     * A client for the server at {@code host:port}.
+     *
+     * @param host the server's host name or address
+     * @param port the server's client port
+     */
     public FourLetterWords(String host, int port) {
         if (host == null || host.isEmpty()) {
             throw new IllegalArgumentException("host is empty");
@@ -66,6 +71,9 @@ public final class FourLetterWords {
     /**
      * A client for one server given as {@code host:port} (for instance {@code TestingServer.getConnectString()}).
      * A connect string naming several servers is refused: counters are per server.
+     * @param hostPort one {@code host:port}
+     * @return a client for that server
+     * @throws IllegalArgumentException for several servers, a chroot, or no port
      */
     public static FourLetterWords of(String hostPort) {
         HostPort server = HostPort.parse(hostPort);
@@ -79,10 +87,16 @@ public final class FourLetterWords {
         }
     }
 
+    /**
+     * @return the server's host
+     */
     public String host() {
         return host;
     }
 
+    /**
+     * @return the server's client port
+     */
     public int port() {
         return port;
     }
@@ -92,12 +106,21 @@ public final class FourLetterWords {
      *
      * @throws UncheckedIOException  if the server cannot be reached
      * @throws IllegalStateException if the server refuses the command (not whitelisted) or is not serving yet
+     * @param command a four-letter word such as {@code mntr}
+     * @return the server's whole reply
      */
     public String send(String command) {
         return send(host, port, command);
     }
 
-    /** As {@link #send(String)}, to the server at {@code host:port}. */
+    /**
+     * As {@link #send(String)}, to the server at {@code host:port}.
+     *
+     * @param host the server's host
+     * @param port the server's client port
+     * @param command a four-letter word
+     * @return the server's whole reply
+     */
     public static String send(String host, int port, String command) {
         if (command == null || command.length() != 4) {
             throw new IllegalArgumentException("a four-letter command has four letters: " + command);
@@ -126,7 +149,11 @@ public final class FourLetterWords {
         return reply;
     }
 
-    /** {@code mntr}: every {@code key<TAB>value} line, in the server's order. */
+    /**
+     * {@code mntr}: every {@code key<TAB>value} line, in the server's order.
+     *
+     * @return the keys and values, in the server's order
+     */
     public Map<String, String> mntr() {
         return parseMntr(send("mntr"));
     }
@@ -135,6 +162,8 @@ public final class FourLetterWords {
      * One {@code mntr} value as a number (a decimal value is truncated).
      *
      * @throws IllegalStateException if the server does not report that key
+     * @param key a {@code mntr} key such as {@code zk_watch_count}
+     * @return its value as a number
      */
     public long mntrLong(String key) {
         return longValue(mntr(), key);
@@ -144,6 +173,7 @@ public final class FourLetterWords {
      * Watch notifications the server has sent to sessions since it started: the sum of
      * {@code zk_sum_node_created_watch_count}, {@code zk_sum_node_deleted_watch_count},
      * {@code zk_sum_node_changed_watch_count} and {@code zk_sum_node_children_watch_count}, from one {@code mntr}.
+     * @return the notifications sent so far
      */
     public long watchesFired() {
         Map<String, String> m = mntr();
@@ -153,17 +183,29 @@ public final class FourLetterWords {
                 + longValue(m, "zk_sum_node_children_watch_count");
     }
 
-    /** {@code zk_packets_received}: requests received, pings included; this very {@code mntr} counts 1 too. */
+    /**
+     * {@code zk_packets_received}: requests received, pings included; this very {@code mntr} counts 1 too.
+     *
+     * @return the requests received so far
+     */
     public long packetsReceived() {
         return mntrLong("zk_packets_received");
     }
 
-    /** {@code zk_watch_count}: watches currently set, data and child watches together. */
+    /**
+     * {@code zk_watch_count}: watches currently set, data and child watches together.
+     *
+     * @return the watches set now
+     */
     public long watchCount() {
         return mntrLong("zk_watch_count");
     }
 
-    /** The {@code srvr} line {@code Mode: ...}: {@code standalone}, {@code leader}, {@code follower}, ... */
+    /**
+     * The {@code srvr} line {@code Mode: ...}: {@code standalone}, {@code leader}, {@code follower}, ...
+     *
+     * @return the mode
+     */
     public String mode() {
         for (String line : send("srvr").split("\n")) {
             if (line.startsWith("Mode:")) {
@@ -176,12 +218,17 @@ public final class FourLetterWords {
     /**
      * {@code wchp}: each path with a <em>data</em> watch, mapped to the ids of the sessions watching it (child
      * watches are not listed by the server). Iteration follows the server's output order.
+     * @return the data-watched paths and their sessions
      */
     public Map<String, Set<Long>> wchp() {
         return parseWchp(send("wchp"));
     }
 
-    /** The {@code Total watches:} figure of {@code wchs}: data watches only. */
+    /**
+     * The {@code Total watches:} figure of {@code wchs}: data watches only.
+     *
+     * @return the number of data watches
+     */
     public long wchsTotal() {
         return parseWchsTotal(send("wchs"));
     }

@@ -20,7 +20,11 @@ public final class SilentServer implements AutoCloseable {
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
 
-    /** Binds a free port and starts accepting. */
+    /**
+     * Binds a free port and starts accepting.
+     *
+     * @throws IOException if no port can be bound
+     */
     public SilentServer() throws IOException {
         socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = new Thread(() -> {

@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *       (so a client's abandoned connection attempt never replays a stale {@code ConnectRequest}, which would
  *       kick the client's live connection off its session). Connections accepted during the stall are connected
  *       to the server now.</li>
+ *   <li>{@link #refuse()}: the server is unreachable. Every current connection is closed and every new one is
+ *       reset as soon as it is accepted (the client sees its connection attempt fail at once, as with a
+ *       refused connection), until {@link #heal()}.</li>
  *   <li>{@link #cutAll()}: closes every current connection on both sides (the client sees a connection loss and
  *       reconnects through the proxy, which keeps accepting).</li>
  *   <li>{@link #cutAfterNextCreate()}: see there.</li>
@@ -85,9 +88,15 @@ public final class ZkProxy implements AutoCloseable {
     private final Object lock = new Object();
     private final Set<Link> links = new HashSet<>(); // guarded by lock
     private volatile boolean stalled;                // written under lock
+    private volatile boolean refusing;               // written under lock
     private volatile boolean closed;                 // written under lock
 
-    /** A proxy to the server at {@code targetHost:targetPort}, listening on an ephemeral loopback port. */
+    /**
+     * A proxy to the server at {@code targetHost:targetPort}, listening on an ephemeral loopback port.
+     *
+     * @param targetHost the server's host
+     * @param targetPort the server's client port
+     */
     public ZkProxy(String targetHost, int targetPort) {
         this.target = new InetSocketAddress(targetHost, targetPort);
         try {
@@ -101,23 +110,40 @@ public final class ZkProxy implements AutoCloseable {
         LOG.debug("proxy {} -> {}", port(), target);
     }
 
-    /** A proxy to one server given as {@code host:port} (for instance {@code TestingServer.getConnectString()}). */
+    /**
+     * A proxy to one server given as {@code host:port} (for instance {@code TestingServer.getConnectString()}).
+     *
+     * @param hostPort one {@code host:port}
+     * @return a running proxy to it
+     */
     public static ZkProxy to(String hostPort) {
         HostPort server = HostPort.parse(hostPort);
         return new ZkProxy(server.host(), server.port());
     }
 
-    /** The loopback port clients connect to. */
+    /**
+     * The loopback port clients connect to.
+     *
+     * @return the port
+     */
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** {@code 127.0.0.1:port()}, for a ZooKeeper connect string. */
+    /**
+     * {@code 127.0.0.1:port()}, for a ZooKeeper connect string.
+     *
+     * @return the proxy's address
+     */
     public String connectString() {
         return listener.getInetAddress().getHostAddress() + ":" + port();
     }
 
-    /** The server this proxy forwards to. */
+    /**
+     * The server this proxy forwards to.
+     *
+     * @return the server's address
+     */
     public InetSocketAddress target() {
         return target;
     }
@@ -130,11 +156,36 @@ public final class ZkProxy implements AutoCloseable {
         LOG.debug("proxy {} stalled", port());
     }
 
-    /** Ends a {@link #stall()}: held bytes flow on (see the class comment for hung-up connections). Idempotent. */
+    /**
+     * Makes the server unreachable until {@link #heal()}: closes every current connection and resets every new
+     * one as soon as it is accepted. Idempotent.
+     */
+    public void refuse() {
+        synchronized (lock) {
+            refusing = true;
+        }
+        cutAll();
+        LOG.debug("proxy {} refusing", port());
+    }
+
+    /**
+     * Whether the proxy refuses connections ({@link #refuse()}).
+     *
+     * @return true while refusing
+     */
+    public boolean isRefusing() {
+        return refusing;
+    }
+
+    /**
+     * Ends a {@link #stall()} or a {@link #refuse()}: held bytes flow on (see the class comment for hung-up
+     * connections) and new connections reach the server again. Idempotent.
+     */
     public void heal() {
         List<Link> snapshot;
         synchronized (lock) {
             stalled = false;
+            refusing = false;
             snapshot = new ArrayList<>(links);
             lock.notifyAll();
         }
@@ -144,12 +195,20 @@ public final class ZkProxy implements AutoCloseable {
         LOG.debug("proxy {} healed ({} connections)", port(), snapshot.size());
     }
 
-    /** Whether the proxy is stalled. */
+    /**
+     * Whether the proxy is stalled.
+     *
+     * @return true while stalled
+     */
     public boolean isStalled() {
         return stalled;
     }
 
-    /** Closes every current connection on both sides; returns how many. New connections are accepted as before. */
+    /**
+     * Closes every current connection on both sides; returns how many. New connections are accepted as before.
+     *
+     * @return how many connections were closed
+     */
     public int cutAll() {
         List<Link> snapshot;
         synchronized (lock) {
@@ -190,6 +249,7 @@ public final class ZkProxy implements AutoCloseable {
      * As {@link #cutAfterNextCreate()}, for the next {@code multi} request of any kind (a guarded
      * write: a check followed by the caller's operations): it reaches the server, then the
      * connection is cut before the reply, so the client cannot know whether it was applied.
+     * @return completes when that connection has been closed on both sides
      */
     public CompletableFuture<Void> cutAfterNextMulti() {
         return armCut(true);
@@ -198,6 +258,7 @@ public final class ZkProxy implements AutoCloseable {
     /**
      * As {@link #cutAfterNextCreate()}, for the next {@code exists} request: it reaches the server,
      * then the connection is cut before the reply, so the request fails with {@code CONNECTIONLOSS}.
+     * @return completes when that connection has been closed on both sides
      */
     public CompletableFuture<Void> cutAfterNextExists() {
         return armCut(false, OP_EXISTS);
@@ -226,7 +287,11 @@ public final class ZkProxy implements AutoCloseable {
         }
     }
 
-    /** Disarms a pending {@link #cutAfterNextCreate()} (its future is cancelled); false if none was pending. */
+    /**
+     * Disarms a pending {@link #cutAfterNextCreate()} (its future is cancelled); false if none was pending.
+     *
+     * @return true if a cut was pending
+     */
     public boolean disarmCut() {
         CompletableFuture<Void> current = armedCut.getAndSet(null);
         if (current == null) {
@@ -236,19 +301,31 @@ public final class ZkProxy implements AutoCloseable {
         return true;
     }
 
-    /** Whether a {@link #cutAfterNextCreate()} is armed and not yet used. */
+    /**
+     * Whether a {@link #cutAfterNextCreate()} is armed and not yet used.
+     *
+     * @return true if armed
+     */
     public boolean isCutArmed() {
         return armedCut.get() != null;
     }
 
-    /** Connections currently open (or held) through the proxy. */
+    /**
+     * Connections currently open (or held) through the proxy.
+     *
+     * @return the number of connections
+     */
     public int openConnections() {
         synchronized (lock) {
             return links.size();
         }
     }
 
-    /** Connections accepted since the proxy started. */
+    /**
+     * Connections accepted since the proxy started.
+     *
+     * @return the number of connections
+     */
     public int connectionsAccepted() {
         return accepted.get();
     }
@@ -278,7 +355,8 @@ public final class ZkProxy implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ZkProxy[" + connectString() + " -> " + target + (stalled ? ", stalled" : "") + "]";
+        return "ZkProxy[" + connectString() + " -> " + target + (stalled ? ", stalled" : "")
+                + (refusing ? ", refusing" : "") + "]";
     }
 
     // ---- internals --------------------------------------------------------------------------------------------
@@ -295,6 +373,10 @@ public final class ZkProxy implements AutoCloseable {
                 return;
             }
             accepted.incrementAndGet();
+            if (refusing) {
+                reset(client);
+                continue;
+            }
             Link link = new Link(accepted.get(), client);
             boolean connectNow;
             synchronized (lock) {
@@ -334,6 +416,16 @@ public final class ZkProxy implements AutoCloseable {
         }
         // multi: RequestHeader, then MultiHeader(int type, boolean done, int err) and the op's record.
         return type == OP_MULTI && frame.headLength() >= 13 && isCreateOp(frame.headInt(8)) && frame.head(12) == 0;
+    }
+
+    /** Closes with a TCP reset rather than an orderly close: what a refused connection attempt looks like. */
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        closeQuietly(socket);
     }
 
     private static void closeQuietly(AutoCloseable c) {
