@@ -5,11 +5,11 @@ import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkSession;
 import io.zkcoord.internal.ClientServices;
-import io.zkcoord.internal.InOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
@@ -39,9 +39,12 @@ import org.slf4j.LoggerFactory;
  *   <li>While disconnected no events come and reads fail: nothing is applied until the load that
  *       follows the reconnection, which reports only the differences.
  * </ol>
- * Every step runs on {@link #steps}, one at a time in the order the client delivered its events and
- * replies; ZooKeeper's event thread only queues them. A step never blocks. Each load has a
- * generation: replies of an older one are ignored.
+ * Every step runs under {@link #stepLock}, one at a time, on the thread that brings it: ZooKeeper's
+ * event thread for events and replies (so in the order the client delivered them, with no thread
+ * hand-off on the way from an event to its read), a connection listener's thread for reconnections.
+ * A step never blocks: it sends asynchronous requests, changes the tree under its lock and queues
+ * the events for the listeners, who run elsewhere. Each load has a generation: replies of an older
+ * one are ignored.
  *
  * <p>Thread-safe.
  */
@@ -61,7 +64,9 @@ final class SubtreeSync {
     private final String name;
     private final CacheTree tree;
     private final ListenerDispatch dispatch;
-    private final InOrder steps;
+    /** Held while a step runs; taken before {@code this}, never the other way round. */
+    private final Object stepLock = new Object();
+    private final Executor steps = this::step;
     private final Watcher watcher = this::watched;
     private final ConnectionListener connection;
     /** Counted down once the watch is off the server (or need not be removed) after close. */
@@ -75,7 +80,7 @@ final class SubtreeSync {
     private boolean watchConfirmed;
     private boolean closed;
 
-    // Steps only.
+    // Steps only (under stepLock).
     private long generation;
     /** While a load is in flight: the paths whose events came meanwhile, in order; null otherwise. */
     private List<String> heldBack;
@@ -91,7 +96,6 @@ final class SubtreeSync {
         this.name = name;
         this.tree = tree;
         this.dispatch = dispatch;
-        this.steps = new InOrder(services.userCallbacks());
         this.shared = services.shared(RecursiveWatches.class, RecursiveWatches::new);
         this.connection = state -> steps.execute(() -> connectionChanged(state));
     }
@@ -157,6 +161,16 @@ final class SubtreeSync {
     }
 
     // ------------------------------------------------------------------ steps
+
+    private void step(Runnable task) {
+        synchronized (stepLock) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("{}: a step failed", name, e); // never into ZooKeeper's event thread
+            }
+        }
+    }
 
     private void connectionChanged(ConnectionState state) {
         if (state.isConnected()) {
