@@ -76,7 +76,8 @@ import org.slf4j.LoggerFactory;
  * returns empty: the run is skipped, since a lock that cannot be checked is not taken. One WARN line
  * per outage says that ZooKeeper is unreachable, one INFO line when it is back; each skipped run is
  * logged at DEBUG. A connection lost in the middle of a call ends the same way once the retry policy
- * gives up (one WARN line).
+ * gives up (one WARN line). {@code unlock()} follows the same rule: while ZooKeeper is unreachable
+ * it logs one WARN line and leaves the lock to expire at {@code lockAtMostFor}.
  *
  * <p>Calls are synchronous and run under the client's retry policy. A retried write whose first
  * reply was lost is recognized by the attempt id stored in the node. Thread-safe.
@@ -230,14 +231,28 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
         held.remove(lock.name(), lock);
         Grant grant = lock.grant();
         LockRecord unlocked = grant.record().unlocked(grant.lockedAtMillis() + grant.record().lockAtLeastForMillis());
-        boolean done = call(grant.path(), zk -> {
-            try {
-                zk.setData(grant.path(), unlocked.bytes(), grant.version());
-                return true;
-            } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-                return ownWrite(zk, grant.path(), unlocked).isPresent();
+        Optional<String> down = unreachable(lock.name());
+        if (down.isPresent()) {
+            log.warn("{} not unlocked, it stays until lockAtMostFor: {}", lock, down.get());
+            return;
+        }
+        boolean done;
+        try {
+            done = call(grant.path(), zk -> {
+                try {
+                    zk.setData(grant.path(), unlocked.bytes(), grant.version());
+                    return true;
+                } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+                    return ownWrite(zk, grant.path(), unlocked).isPresent();
+                }
+            });
+        } catch (CoordinationException e) {
+            if (!isConnectionFailure(e)) {
+                throw e;
             }
-        });
+            log.warn("{} not unlocked, it stays until lockAtMostFor: {}", lock, e.getMessage());
+            return;
+        }
         if (!done) {
             log.warn("{} had expired and was taken by another holder before its unlock; the other's lock stays", lock);
         }

@@ -17,9 +17,11 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *   <li>After {@code unlock()} or {@code extend(...)}, both throw {@link IllegalStateException}.
  * </ul>
  *
- * <p>Both make synchronous ZooKeeper calls under the client's retry policy and throw {@link
- * io.zkcoord.CoordinationException} if it gives up; the lock then still counts as unlocked or
- * extended by this object, and expires by itself at its {@code lockAtMostFor}.
+ * <p>Both make synchronous ZooKeeper calls under the client's retry policy. While ZooKeeper is
+ * unreachable (see {@link ZkcoordLockProvider}), {@code unlock()} logs one WARN line instead of
+ * throwing; {@code extend} throws {@link io.zkcoord.CoordinationException} when the policy gives
+ * up. Either way the lock then still counts as unlocked or extended by this object, and expires by
+ * itself at its {@code lockAtMostFor}.
  *
  * <p>Thread-safe.
  */

@@ -95,6 +95,32 @@ class UnreachableTest {
                 .anyMatch(e -> e.getLevel() == Level.INFO && e.getFormattedMessage().contains("reachable again")));
     }
 
+    /** unlock() of a lock taken before the outage: one WARN line, no exception, and the lock expires at lockAtMostFor. */
+    @Test
+    void unlockWhileZooKeeperIsDownLogsOneLineAndTheLockExpires() throws Exception {
+        ZkcoordLockProvider provider = new ZkcoordLockProvider(client, "/shedlock-down-unlock");
+        SimpleLock lock = provider.lock(new LockConfiguration(ClockProvider.now(), "report", Duration.ofSeconds(3),
+                Duration.ZERO)).orElseThrow();
+
+        server.stop();
+        Await.until("the client sees the server gone", Duration.ofSeconds(30), () -> !client.state().isConnected());
+        long start = System.nanoTime();
+        lock.unlock();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.printf("unlock while down: %d ms%n", took.toMillis());
+        assertTrue(took.compareTo(Duration.ofSeconds(25)) < 0, "unlock took " + took.toMillis() + " ms");
+        assertTrue(events().stream().anyMatch(e -> e.getLevel() == Level.WARN
+                && e.getFormattedMessage().contains("not unlocked, it stays until lockAtMostFor")), events().toString());
+        assertTrue(events().stream().allMatch(e -> e.getThrowableProxy() == null), "no stack trace is logged");
+
+        server.restart();
+        Await.until("free again once ZooKeeper is back and lockAtMostFor passed", Duration.ofSeconds(30),
+                () -> provider.lock(config("report")).map(l -> {
+                    l.unlock();
+                    return true;
+                }).orElse(false));
+    }
+
     /** @return the events logged so far (the appender adds them under its own monitor) */
     private List<ILoggingEvent> events() {
         synchronized (logged) {
