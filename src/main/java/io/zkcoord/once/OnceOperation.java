@@ -109,7 +109,12 @@ final class OnceOperation<R> {
                 return;
             }
             session = s;
-            then.accept(s);
+            try {
+                then.accept(s);
+            } catch (RuntimeException e) {
+                // a request that could not even be sent (a closed handle): never leave the caller waiting
+                fail(unanswered ? unknown(e) : new CoordinationException("cannot continue on " + path + ": " + e, e));
+            }
         });
     }
 
