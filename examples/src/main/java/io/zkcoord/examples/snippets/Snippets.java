@@ -103,6 +103,13 @@ public final class Snippets {
                     && members.get(0).id().equals("worker-3")
                     && new String(members.get(0).data(), StandardCharsets.UTF_8).equals("10.0.0.7:8080"));
             check("the group's member left on close", () -> children(client, "/groups/workers").isEmpty());
+            client.zooKeeper().create("/config", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            client.zooKeeper().create("/config/flags", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            client.zooKeeper().create("/config/flags/dark-mode", "on".getBytes(StandardCharsets.UTF_8),
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            Optional<String> darkMode = Recipes.cache(client);
+            check("the cache holds the flag's value", () -> darkMode.equals(Optional.of("on")));
+
             java.util.Set<Integer> owned = Recipes.shards(client);
             check("the only shard member owns all 16 shards", () -> owned.size() == 16);
 
