@@ -137,12 +137,9 @@ public final class ZkcoordLockRegistry
         }
         this.client = client;
         this.rootPath = rootPath;
-<<<<<<< HEAD
         this.springCompatible = springCompatible;
-=======
         this.reachability = new Reachability(client, LoggerFactory.getLogger(ZkcoordLockRegistry.class),
                 "locks of " + rootPath + " fail at once");
->>>>>>> main
     }
 
     /**
