@@ -36,10 +36,10 @@ import org.apache.curator.test.TestingServer;
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
  * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
- * steady duplicate backlog handoff cache curator} (all but {@code pending}, {@code backlog} and {@code
- * curator} by default; {@code curator}: 8 clients on one path as all-Curator, half Curator and half
- * {@code ZkMutex(CURATOR)}, all {@code CURATOR}, all {@code ZKCOORD}: handoffs per second, requests
- * per handoff). {@code entity}: a lock
+ * steady duplicate backlog handoff cache curator} (all but {@code pending}, {@code backlog} and {@code curator} by
+ * default; {@code curator}: 8 clients on one path as all-Curator, half Curator and half {@code
+ * ZkMutex(CURATOR)}, all {@code CURATOR}, all {@code ZKCOORD}: handoffs per second, requests per
+ * handoff). {@code entity}: a lock
  * per entity (a new key every cycle)
  * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
  * and after; {@code steady}: k clients looping on one path the library made, writes per cycle in the
@@ -62,8 +62,8 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog", "handoff", "cache",
-            "curator");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog", "handoff",
+            "cache", "curator");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
             "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "handoff", "cache");

@@ -7,7 +7,7 @@ import io.zkcoord.ZkClient;
 import io.zkcoord.curator.Fleet.Party;
 import io.zkcoord.curator.Fleet.Side;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,8 +73,8 @@ class RollingMigrationTest {
             }
             assertEquals(List.of(), failures);
             assertEquals(List.of(), witness.problems());
-            assertEquals(0, resource.refusedWrites(), resource.toString());
-            assertEquals(witness.entries(), resource.acceptedWrites());
+            assertEquals(0, resource.rejected(), resource.toString());
+            assertEquals(witness.entries(), resource.accepted().size());
             assertTrue(witness.entriesBySide().keySet().containsAll(List.of("curator", "ascurator", "zkcoord")),
                     witness.entriesBySide().toString());
         }
@@ -106,7 +106,9 @@ class RollingMigrationTest {
                         if (own != -1 && own != head) {
                             failures.add(party.name() + " holds with token " + own + " but the head's czxid is " + head);
                         }
-                        if (!resource.write(own == -1 ? head : own)) {
+                        try {
+                            resource.write(own == -1 ? head : own, party.name());
+                        } catch (IllegalStateException refused) {
                             failures.add(party.name() + " was refused by the resource: " + resource);
                         }
                     } finally {

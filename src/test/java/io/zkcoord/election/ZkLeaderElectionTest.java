@@ -14,7 +14,7 @@ import io.zkcoord.faults.InvariantChecker;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.ZkProxy;
@@ -257,7 +257,7 @@ class ZkLeaderElectionTest {
         long oldEpoch = e0.epoch();
         long oldSession = c0.sessionId();
         FencedResource resource = new FencedResource();
-        assertTrue(resource.write(oldEpoch), "the first leader writes");
+        resource.write(oldEpoch, "the first leader writes");
 
         long stalledAt = System.nanoTime();
         proxy.stall();
@@ -276,8 +276,9 @@ class ZkLeaderElectionTest {
                 TimeUnit.NANOSECONDS.toMillis(elected.nanos() - stalledAt), session.toMillis());
         assertTrue(revoked.nanos() < elected.nanos(), "step-down first: gap " + gapMs + " ms");
 
-        assertTrue(resource.write(newEpoch), "the new leader writes");
-        assertFalse(resource.write(oldEpoch), "the old leader's epoch is refused: " + resource);
+        resource.write(newEpoch, "the new leader writes");
+        assertThrows(IllegalStateException.class, () -> resource.write(oldEpoch, "the old leader writes again"),
+                "the old leader's epoch is refused: " + resource);
 
         // Longer than the session: the client itself declares the session lost; the participant is not told twice.
         states.await(ConnectionState.LOST, stalledAt, WAIT);

@@ -3,7 +3,7 @@ package io.zkcoord.faults;
 import io.zkcoord.lock.LockLossListener;
 import io.zkcoord.lock.ZkLock;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -207,7 +207,7 @@ public final class InvariantChecker {
     public boolean write(Entry entry) {
         boolean accepted;
         synchronized (this) {
-            accepted = resource.write(entry.token);
+            accepted = accept(entry);
             if (!accepted) {
                 refusedWrites.add(entry);
                 log.info("{}: write of {} refused by the fenced resource", scenario, entry);
@@ -272,12 +272,12 @@ public final class InvariantChecker {
 
     /** @return the fenced resource's accepted writes */
     public synchronized long acceptedWrites() {
-        return resource.acceptedWrites();
+        return resource.accepted().size();
     }
 
     /** @return the fenced resource's refused writes */
     public synchronized long refusedWrites() {
-        return resource.refusedWrites();
+        return resource.rejected();
     }
 
     /** @return the time from the last {@link #fault} to the next entry, or -1 if none came yet */
@@ -319,8 +319,8 @@ public final class InvariantChecker {
                 found.add("write of " + e + " refused, but its holder was never told of a loss");
             }
         }
-        if (counter != resource.acceptedWrites()) {
-            found.add("counter " + counter + " != accepted writes " + resource.acceptedWrites()
+        if (counter != resource.accepted().size()) {
+            found.add("counter " + counter + " != accepted writes " + resource.accepted().size()
                     + ": two writers incremented it at once");
         }
         return found;
@@ -370,8 +370,8 @@ public final class InvariantChecker {
 
     /** @return one line for the report */
     public synchronized String summary() {
-        return scenario + ": acquisitions=" + acquisitions + " accepted=" + resource.acceptedWrites() + " refused="
-                + resource.refusedWrites() + " counter=" + counter + " overlaps=" + overlaps.size() + " losses="
+        return scenario + ": acquisitions=" + acquisitions + " accepted=" + resource.accepted().size() + " refused="
+                + resource.rejected() + " counter=" + counter + " overlaps=" + overlaps.size() + " losses="
                 + lossesReported.size() + " maxReaders=" + maxSharedInside + " longestHandOff="
                 + TimeUnit.NANOSECONDS.toMillis(longestHandOffNanos) + "ms (" + longestHandOffCause + ")"
                 + " faultToNextEntry=" + (faultToNextEntryNanos < 0 ? "-" : faultToNextEntryMillis() + "ms")
@@ -382,5 +382,15 @@ public final class InvariantChecker {
     @Override
     public String toString() {
         return "InvariantChecker[" + summary() + "]";
+    }
+
+    /** @return whether the fenced resource accepted the write of {@code entry} (it refuses a stale token) */
+    private boolean accept(Entry entry) {
+        try {
+            resource.write(entry.token, entry.toString());
+            return true;
+        } catch (IllegalStateException stale) {
+            return false;
+        }
     }
 }

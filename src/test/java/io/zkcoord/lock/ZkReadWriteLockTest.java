@@ -1,6 +1,7 @@
 package io.zkcoord.lock;
 
 import io.zkcoord.queue.QueueNode;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -416,7 +417,7 @@ class ZkReadWriteLockTest {
         get(w3);
         assertWriterTokenAbove(c, ended);
         ended.add(endHold(c, c.write(), resource));
-        assertEquals(0, resource.refusedWrites(), "every hold's write was accepted: " + resource);
+        assertEquals(0, resource.rejected(), "every hold's write was accepted: " + resource);
         awaitQueueSize(0);
     }
 
@@ -535,7 +536,8 @@ class ZkReadWriteLockTest {
     /** Writes to {@code resource} with the hold's token, then releases; returns the token. */
     private long endHold(Party p, ZkLock lock, FencedResource resource) throws Exception {
         long token = p.on(lock::fencingToken);
-        assertTrue(resource.write(token), () -> p + "'s write with token " + token + " refused: " + resource);
+        assertDoesNotThrow(() -> resource.write(token, p + " holds " + lock),
+                () -> p + "'s write with token " + token + " refused: " + resource);
         p.release(lock);
         return token;
     }
