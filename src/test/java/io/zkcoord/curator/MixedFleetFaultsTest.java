@@ -10,7 +10,7 @@ import io.zkcoord.Protocol;
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
@@ -88,7 +88,13 @@ class MixedFleetFaultsTest {
                     ours.lock();
                     try {
                         oursInside.countDown();
-                        boolean accepted = resource.write(ours.fencingToken());
+                        boolean accepted;
+                        try {
+                            resource.write(ours.fencingToken(), "zkcoord after the expiry");
+                            accepted = true;
+                        } catch (IllegalStateException refused) {
+                            accepted = false;
+                        }
                         done.await();
                         return accepted;
                     } finally {
