@@ -174,6 +174,11 @@ class MixedMutexFleetTest {
             }
             assertEquals(List.of(), witness.problems());
             assertEquals((long) cycles * parties.size(), witness.entries());
+            java.util.Set<String> sideNames = new java.util.TreeSet<>();
+            for (Side side : sides) {
+                sideNames.add(side.name());
+            }
+            assertEquals(sideNames, witness.entriesBySide().keySet(), "every side held");
             assertTrue(look.zooKeeper().exists(dir, false) == null
                     || look.zooKeeper().getChildren(dir, false).isEmpty(), "nodes left behind");
         }

@@ -120,7 +120,7 @@ public final class ZkcoordLock implements DistributedLock {
     ZkcoordLock(ZkcoordLockRegistry registry, String key, String path) {
         this.registry = registry;
         this.key = key;
-        this.mutex = new ZkMutex(registry.client(), path);
+        this.mutex = new ZkMutex(registry.client(), path, registry.protocol());
     }
 
     /** Blocks until held, with no time to live; not interruptible (see the class contract). */

@@ -74,8 +74,13 @@ public final class ZkcoordLockRegistry
     private static final ScheduledExecutorService TIMERS = newTimers();
     private static final ExecutorService ENDINGS = Executors.newCachedThreadPool(daemons("zkcoord-lock-ttl-end"));
 
+    /** The root path of Spring Integration's {@code ZookeeperLockRegistry}. */
+    public static final String SPRING_ZOOKEEPER_ROOT = "/SpringIntegration-LockRegistry";
+
     private final ZkClient client;
     private final String rootPath;
+    /** Spring Integration's paths ({@code root/key}, raw) and Curator's protocol, or ours. */
+    private final boolean springCompatible;
     private final Map<String, ZkcoordLock> locks = new HashMap<>();
     private volatile TaskScheduler renewalScheduler;
     private final Reachability reachability;
@@ -89,6 +94,32 @@ public final class ZkcoordLockRegistry
      * @throws IllegalStateException if {@code client} is closed
      */
     public ZkcoordLockRegistry(ZkClient client, String rootPath) {
+        this(client, rootPath, false);
+    }
+
+    /**
+     * A registry that shares its locks with Spring Integration's {@code ZookeeperLockRegistry}
+     * (Curator's {@code InterProcessMutex} on {@code /SpringIntegration-LockRegistry/<key>}), so that
+     * a service on Spring's ZooKeeper registry can move to this one in a rolling deploy: each key's
+     * lock is a {@link io.zkcoord.lock.ZkMutex} with {@link io.zkcoord.Protocol#CURATOR} on the path
+     * Spring's default key-to-path strategy gives, the root path joined to the <em>raw</em> key (no
+     * escaping). The key rules are then Spring's: a key is a path below the root, so it must not be
+     * empty, start or end with {@code /}, contain {@code //}, {@code .} or {@code ..} segments, or
+     * characters ZooKeeper refuses; {@code obtain} refuses such a key with {@link
+     * IllegalArgumentException} (Spring's registry would fail later, in ZooKeeper). Two keys that
+     * differ only in escaping in the default registry ({@code "a b"}, {@code "a%20b"}) are two paths
+     * here too. Once no Spring {@code ZookeeperLockRegistry} is left, keep the paths and switch the
+     * protocol with docs/migrating-from-curator.md's last step.
+     *
+     * @param client the client whose session holds every lock of this registry
+     * @return the registry
+     * @throws IllegalArgumentException if {@code client} is null
+     */
+    public static ZkcoordLockRegistry springZookeeperCompatible(ZkClient client) {
+        return new ZkcoordLockRegistry(client, SPRING_ZOOKEEPER_ROOT, true);
+    }
+
+    private ZkcoordLockRegistry(ZkClient client, String rootPath, boolean springCompatible) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
@@ -106,6 +137,7 @@ public final class ZkcoordLockRegistry
         }
         this.client = client;
         this.rootPath = rootPath;
+        this.springCompatible = springCompatible;
         this.reachability = new Reachability(client, LoggerFactory.getLogger(ZkcoordLockRegistry.class),
                 "locks of " + rootPath + " fail at once");
     }
@@ -121,7 +153,7 @@ public final class ZkcoordLockRegistry
     public ZkcoordLock obtain(Object lockKey) {
         String key = key(lockKey);
         synchronized (locks) {
-            return locks.computeIfAbsent(key, k -> new ZkcoordLock(this, k, KeyPaths.path(rootPath, k)));
+            return locks.computeIfAbsent(key, k -> new ZkcoordLock(this, k, pathOf(k)));
         }
     }
 
@@ -130,7 +162,29 @@ public final class ZkcoordLockRegistry
      * @throws IllegalArgumentException if {@code lockKey} is null
      */
     public String path(Object lockKey) {
-        return KeyPaths.path(rootPath, key(lockKey));
+        return pathOf(key(lockKey));
+    }
+
+    private String pathOf(String key) {
+        if (!springCompatible) {
+            return KeyPaths.path(rootPath, key);
+        }
+        String path = rootPath + "/" + key;
+        try {
+            PathUtils.validatePath(path);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("key '" + key + "' does not make a lock path under " + rootPath
+                    + " as Spring's ZookeeperLockRegistry maps keys (root + '/' + key): " + e.getMessage(), e);
+        }
+        if (path.endsWith("/")) {
+            throw new IllegalArgumentException("key '" + key + "' must not end with '/'");
+        }
+        return path;
+    }
+
+    /** @return the protocol of this registry's locks */
+    io.zkcoord.Protocol protocol() {
+        return springCompatible ? io.zkcoord.Protocol.CURATOR : io.zkcoord.Protocol.ZKCOORD;
     }
 
     /**
