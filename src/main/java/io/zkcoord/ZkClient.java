@@ -273,6 +273,14 @@ public final class ZkClient implements AutoCloseable {
         return settings.retryPolicy();
     }
 
+    /**
+     * @return the connection timeout this client was built with ({@link Builder#connectionTimeout}):
+     *     how long to wait for a connection before calling the ensemble unreachable
+     */
+    public Duration connectionTimeout() {
+        return settings.connectionTimeout();
+    }
+
     /** @return the clock this client measures time with */
     public Clock clock() {
         return settings.clock();
@@ -444,7 +452,9 @@ public final class ZkClient implements AutoCloseable {
 
         /**
          * @param connectionTimeout how long {@link #build()} waits for the first session. Default
-         *     15 s. Not used by {@link #start()}, which does not wait.
+         *     15 s. Not used by {@link #start()}, which does not wait. The Spring and ShedLock
+         *     modules wait this long at most for a connection before they call the ensemble
+         *     unreachable ({@link ZkClient#connectionTimeout()}).
          * @return this builder
          */
         public Builder connectionTimeout(Duration connectionTimeout) {

@@ -131,6 +131,12 @@ final class SubtreeSync {
      */
     void start() {
         client.addConnectionListener(connection);
+        if (isClosed()) {
+            // close() ran between the cache's start() and this line and found no listener to
+            // remove: close() sets closed before it removes, so one side always removes it.
+            client.removeConnectionListener(connection);
+            return;
+        }
         steps.execute(this::load);
     }
 

@@ -7,10 +7,12 @@ package io.zkcoord.internal;
  *
  * <p><b>Why.</b> A release that removes the directory sends {@code multi(delete node, delete
  * dir)}; if someone queued since the releaser last looked, the server refuses it whole ({@code
- * NOTEMPTY}) and the node is deleted alone: 2 writes instead of 1. Under steady contention every
- * holder's view is stale (a waiter granted by a watch last read the queue when it queued), so
- * every handoff would pay that. A refusal is the evidence: from it on the directory is
- * <i>contended</i> for this client, and its releases remove nothing while the mark lasts.
+ * NOTEMPTY}) and the node is deleted alone: 2 writes instead of 1. So a release that cannot vouch
+ * for its view (no lone holder's watch, or one that fired) reads the queue first. Under steady
+ * contention every holder's view is stale (a waiter granted by a watch last read the queue when
+ * it queued), so every handoff would pay that read. A read that finds others (or a refusal) is
+ * the evidence: from it on the directory is <i>contended</i> for this client, and its releases
+ * neither read nor remove while the mark lasts.
  *
  * <p><b>When the mark ends.</b>
  * <ol>

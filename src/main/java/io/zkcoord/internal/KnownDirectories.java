@@ -18,8 +18,10 @@ import java.util.Map;
  * someone else is judged again by its new stat.
  *
  * <p><b>Contended keys.</b> A release whose view of the queue showed no node but its own tries to
- * remove the directory with its node; if someone queued since it looked, the server refuses
- * ({@code NOTEMPTY}). From that refusal on, the directory is contended for this client, and its
+ * remove the directory with its node; unless the lone holder's watch vouches for that view, it
+ * reads the queue first, and finds whether someone queued since it looked (or, for a multi-lock,
+ * the server refuses the removal: {@code NOTEMPTY}). From that finding ({@link #refused}) on, the
+ * directory is contended for this client, and its
  * releases remove nothing there until a quiet cycle of its own or the directory's next lifetime
  * ({@link Contention}: the rule, and why), so steady contention pays no refused removal at every
  * handoff. A refused {@code delete} of the directory by an acquisition that gave up does not
@@ -166,8 +168,9 @@ public final class KnownDirectories {
     }
 
     /**
-     * Records that a removal of {@code path} was refused ({@code NOTEMPTY}): another client
-     * queued in it (see {@link #sawShared}), and it is contended for this client ({@link Contention}).
+     * Records that a removal of {@code path} was refused ({@code NOTEMPTY}), or that the read a
+     * release sends before its removal found another node: another client queued in it (see
+     * {@link #sawShared}), and it is contended for this client ({@link Contention}).
      */
     public synchronized void refused(String path) {
         Known k = of(path);

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *       reply, {@code getChildren <dir>}: the server runs one
  *       session's requests in order, so the list already holds the new node, and an uncontended
  *       acquisition costs one round trip. A directory the client does not know to exist is made
- *       in the create's own transaction ({@link QueueSet#create}); a missing one is made again
- *       the same way, and missing parents first, and the pair sent again. Several directories: one {@code multi} of creates, then
+ *       in the create's own transaction ({@link QueueSet#create}), and the pipelined read then
+ *       watches its children, for the lone hold it most likely grants ({@link LoneHolds}); a
+ *       missing one is made again the same way, and missing parents first, and the pair sent again. Several directories: one {@code multi} of creates, then
  *       one {@code multi} of {@code getChildren} (such a read sets no watch, so a rule answering
  *       {@link Turn.WatchQueue} is not supported there).
  *   <li><b>Recover a lost reply.</b> If the connection dropped before the create's reply, the node
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
  *       gone), through the session's one watcher of that node ({@link SharedWatches}), which every
  *       acquisition waiting on the node shares. Gone already: read again (step 4). Its watch
  *       fires: held if it was the only blocker, otherwise read again.
- *   <li><b>Grant</b>: complete the future with the nodes, their session and their czxid.
+ *   <li><b>Grant</b>: complete the future with the nodes, their session and their czxid. A grant
+ *       whose release may remove the directory keeps the children watch its read set, if any
+ *       ({@link LoneHolds}).
  * </ol>
  * A session that ends while waiting takes the node with it: the acquisition queues again in the
  * next session (from step 1). A passing failure (connection loss) repeats the step after the
@@ -136,10 +139,12 @@ public final class Acquisition {
     /** Our place in the session's line for a create slot, and that line; null unless waiting in it. */
     private CreateWindow.Ticket createTicket;
     private CreateWindow createLine;
-    /** True once a thread blocks on this acquisition ({@link #waitedOn}): its creates take the window's blocked turns. */
+    /** True once a thread blocks on this acquisition ({@link #waitedOn}): its creates go in the blocked turns. */
     private boolean blockedOn;
     /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
     private SharedWatches.Subscription watching;
+    /** The children watch that a read pipelined behind a create making the directory set, for a lone hold; or null. */
+    private LoneHolds.Watch loneWatch;
     /** Our nodes, one per directory in the set's order, once known; null before. */
     private List<String> ownPaths;
     private List<QueueNode> owns;
@@ -373,7 +378,7 @@ public final class Acquisition {
                         giveBack.run(); // outside this acquisition's lock: the slot may pass to another
                         created(s, in, attempt, code, paths, czxid);
                     }
-                }, readReply(s, false));
+                }, readReply(s, false), () -> watchForLoneHold(s, in));
             } catch (RuntimeException e) {
                 giveBack.run();
                 createUnsettled = false;
@@ -382,6 +387,28 @@ public final class Acquisition {
             }
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
+        }
+    }
+
+    /**
+     * The watch a read pipelined behind a create that makes the directory passes, so that a lone
+     * grant it decides keeps watching the directory's children ({@link LoneHolds}).
+     *
+     * @return the watch; null if the step is over
+     */
+    private synchronized LoneHolds.Watch watchForLoneHold(int s, ZkSession in) {
+        if (s != step || state.terminal() || in != session) {
+            return null;
+        }
+        dropLoneWatch();
+        loneWatch = sessions.of(in).loneHolds().watch(queue.path());
+        return loneWatch;
+    }
+
+    private void dropLoneWatch() {
+        if (loneWatch != null) {
+            loneWatch.cancel();
+            loneWatch = null;
         }
     }
 
@@ -779,6 +806,7 @@ public final class Acquisition {
             watching.cancel();
             watching = null;
         }
+        dropLoneWatch();
     }
 
     // ------------------------------------------------------------------ 6. grant, and the ends
@@ -792,6 +820,15 @@ public final class Acquisition {
         ++step;
         queues.left();
         cancelSessionHook.run();
+        LoneHolds.Watch lone = loneWatch;
+        loneWatch = null;
+        if (!removableDirs.isEmpty() && queues.size() == 1) {
+            // Its release may remove the directory: it keeps the children watch its granting read
+            // set, if any, to learn of anyone queueing meanwhile (LoneHolds).
+            sessions.of(session).loneHolds().held(ownPaths.get(0), czxid, lone);
+        } else if (lone != null) {
+            lone.cancel();
+        }
         dropWatch(); // a watch of the queue that the granting read armed
         if (successorMayWatch && rule.announcesPromotion()) {
             queue.announceInBackground(session, ownPaths.get(0), data);

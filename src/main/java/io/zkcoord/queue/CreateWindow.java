@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       of the turns if it has more waiting. A backlog of creates on one path thus delays another
  *       path's create by one slot per turn, not by the backlog's length.
  *   <li>A path with a create that a thread is blocked on ({@link #waitedOn}: {@code lock()}, a
- *       timed {@code tryLock}, {@code acquire()}) takes its turn among such paths, before the
+ *       timed {@code tryLock}, {@code acquire()}, a {@code get()} of an {@code acquireAsync()}
+ *       future) takes its turn among such paths, before the
  *       paths whose creates only futures wait for ({@code acquireAsync()}); while both kinds wait
  *       they alternate, so a backlog of futures still gets every other slot. A blocked caller is
  *       thus sent within two slots of the next free one, plus two per other path that a blocked

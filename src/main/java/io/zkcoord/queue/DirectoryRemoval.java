@@ -17,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * Removing a {@link QueueSet}'s directories with their last nodes, so that a lock per entity leaves
  * nothing behind: which directories a grant may remove (what its last read showed, and what the
  * client knows of them: {@link KnownDirectories}), the release's one {@code multi} deleting the
- * nodes and those directories (refused whole, {@code NOTEMPTY}, if anyone queued since: the nodes
- * are then deleted alone), and the one {@code delete} of a directory by an acquisition that gives
- * up last. docs/herd-effect.md, section 14, shows why no interleaving loses a node.
+ * nodes and those directories, sent once the release knows nobody queued since its view (its lone
+ * holder's watch, {@link LoneHolds}, or one read of the queue; refused whole, {@code NOTEMPTY}, if
+ * anyone queued all the same: the nodes are then deleted alone), and the one {@code delete} of a
+ * directory by an acquisition that gives up last. docs/herd-effect.md, section 14, shows why no
+ * interleaving loses a node.
  *
  * <p>Thread-safe: stateless apart from its set.
  */
@@ -173,9 +175,65 @@ final class DirectoryRemoval {
      * QueueSet#release(Grant)}.
      */
     CompletableFuture<Void> release(ZkSession session, List<String> paths, List<String> removableDirs) {
+        Boolean alone = loneHolds(session).released(paths.get(0));
         if (removableDirs.isEmpty() || set.busy()) {
             return set.release(session, paths);
         }
+        return stillAlone(session, paths, alone).thenCompose(yes -> {
+            if (yes) {
+                return removeWithNodes(session, paths, removableDirs);
+            }
+            joined(removableDirs);
+            return set.release(session, paths);
+        });
+    }
+
+    /**
+     * Whether the release of a grant that may remove its directory still may. True at once if the
+     * hold's watch saw nobody queue ({@code watched}, from {@link LoneHolds#released}). Otherwise
+     * (the watch fired, or the grant has none) one read of the one directory ({@code
+     * getChildren}, no watch) answers: our node alone. (A watch that fired may have seen a waiter
+     * that left since, a {@code tryLock()} that found the lock taken: the read lets the release
+     * still remove the directory then.) A multi-lock, whose read sets no watch, and a read that
+     * fails answer yes: the release tries the removal, which the server refuses if someone queued.
+     */
+    private CompletableFuture<Boolean> stillAlone(ZkSession session, List<String> paths, Boolean watched) {
+        if (Boolean.TRUE.equals(watched)) {
+            return CompletableFuture.completedFuture(true);
+        }
+        if (paths.size() != 1 || !session.isAlive()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        String node = paths.get(0);
+        String own = node.substring(node.lastIndexOf('/') + 1);
+        CompletableFuture<Boolean> alone = new CompletableFuture<>();
+        try {
+            session.zooKeeper().getChildren(set.first().path(), false, (rc, p, ctx, children) -> {
+                Code code = Code.get(rc);
+                alone.complete(code != Code.OK || List.of(own).equals(children));
+            }, null);
+        } catch (RuntimeException e) {
+            alone.complete(true);
+        }
+        return alone;
+    }
+
+    /** @return the lone holds of {@code session} */
+    private LoneHolds loneHolds(ZkSession session) {
+        return QueueSessions.of(set.services()).of(session).loneHolds();
+    }
+
+    /**
+     * The release's read found someone queued in {@code dirs}: the removal would have been
+     * refused. Recorded as a refusal ({@link KnownDirectories#refused}): the directory is
+     * contended for this client, without the refused write.
+     */
+    private void joined(List<String> dirs) {
+        dirs.forEach(set.services().knownDirectories()::refused);
+    }
+
+    /** The release's {@code multi(delete nodes, delete dirs)}; refused whole if anyone queued: the nodes alone then. */
+    private CompletableFuture<Void> removeWithNodes(ZkSession session, List<String> paths, List<String> removableDirs) {
         return set.first().underPolicy(session, paths.get(0), () -> deleteWithDirs(session, paths, removableDirs))
                 .handle((v, failure) -> {
                     if (failure == null) {
@@ -199,9 +257,21 @@ final class DirectoryRemoval {
      * node): tries the removal of its directories first, as {@link #release(Grant)} does.
      */
     CompletableFuture<Void> deleteInBackground(Grant grant) {
+        Boolean alone = loneHolds(grant.session()).released(grant.path());
         if (grant.removableDirs().isEmpty() || set.busy()) {
             return set.deleteInBackground(grant.session(), grant.paths());
         }
+        return stillAlone(grant.session(), grant.paths(), alone).thenCompose(yes -> {
+            if (yes) {
+                return removeInBackground(grant);
+            }
+            joined(grant.removableDirs());
+            return set.deleteInBackground(grant.session(), grant.paths());
+        });
+    }
+
+    /** {@link #deleteInBackground(Grant)} with the removal of its directories. */
+    private CompletableFuture<Void> removeInBackground(Grant grant) {
         ZkSession session = grant.session();
         CompletableFuture<Void> done = new CompletableFuture<>();
         set.first().inBackground(session, String.valueOf(grant.paths()), () -> deleteWithDirs(session, grant.paths(),

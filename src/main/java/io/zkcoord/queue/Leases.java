@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -110,11 +111,20 @@ public final class Leases {
     /**
      * Acquires a lease without a waiting thread. Completing the returned future by any other means
      * (cancel, {@code orTimeout}, ...) abandons the acquisition; a lease granted at that instant is
-     * released.
+     * released. A thread that blocks on the future until it completes ({@code get()}, {@code join()}: Spring's
+     * {@code lock()} does) counts as blocked on the acquisition ({@link Acquisition#waitedOn}), as
+     * a blocking {@code acquire()} does: its create goes before a backlog of futures nobody blocks on.
      */
     public CompletableFuture<ZkLease> acquireAsync() {
-        CompletableFuture<ZkLease> user = new CompletableFuture<>();
         AtomicReference<Acquisition> current = new AtomicReference<>();
+        AtomicBoolean blockedOn = new AtomicBoolean();
+        CompletableFuture<ZkLease> user = new AwaitedFuture<>(() -> {
+            blockedOn.set(true);
+            Acquisition a = current.get();
+            if (a != null) {
+                a.waitedOn();
+            }
+        });
         Observer.Wait observed = host.queue().services().observer().started(host.observedAs(Holder.LEASE));
         user.whenComplete((lease, failure) -> {
             // Abandoned first: no request of it is sent once the end is told. Nothing if granted or
@@ -134,13 +144,14 @@ public final class Leases {
                     user.completeExceptionally(Waits.rethrow(failure));
                 });
             } else {
-                start(user, current, observed);
+                start(user, current, blockedOn, observed);
             }
         });
         return user;
     }
 
-    private void start(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current, Observer.Wait observed) {
+    private void start(CompletableFuture<ZkLease> user, AtomicReference<Acquisition> current, AtomicBoolean blockedOn,
+            Observer.Wait observed) {
         if (user.isDone()) {
             return;
         }
@@ -149,6 +160,9 @@ public final class Leases {
         if (user.isDone()) {
             acquisition.abandon();
             return;
+        }
+        if (blockedOn.get()) {
+            acquisition.waitedOn(); // a thread blocked on the future before this acquisition began
         }
         acquisition.result().whenComplete((grant, failure) -> host.queue().services().userCallbacks().execute(() -> {
             if (failure != null) {
@@ -162,13 +176,45 @@ public final class Leases {
             } else if (grant != null) {
                 QueueLease lease = new QueueLease(host, grant, observed.granting(grant.czxid()));
                 if (!lease.grant()) {
-                    start(user, current, observed); // the session ended at that moment: queue again
+                    start(user, current, blockedOn, observed); // the session ended at that moment: queue again
                 } else if (!user.complete(lease)) {
                     lease.releaseInBackground(); // the future was completed otherwise meanwhile
                 }
             }
             // null: abandoned because the future was completed otherwise; nothing to do
         }));
+    }
+
+    /**
+     * The future {@link #acquireAsync()} returns: a thread that blocks on it until it completes
+     * ({@code get()}, {@code join()}) first tells the acquisition so ({@code onBlock}). A timed
+     * {@code get} does not: its thread may go on to other futures, and the blocked lane stays as
+     * short as the number of threads blocked. Dependent stages are plain futures.
+     */
+    private static final class AwaitedFuture<T> extends CompletableFuture<T> {
+        private final Runnable onBlock;
+
+        AwaitedFuture(Runnable onBlock) {
+            this.onBlock = onBlock;
+        }
+
+        @Override
+        public T get() throws InterruptedException, ExecutionException {
+            blocking();
+            return super.get();
+        }
+
+        @Override
+        public T join() {
+            blocking();
+            return super.join();
+        }
+
+        private void blocking() {
+            if (!isDone()) {
+                onBlock.run();
+            }
+        }
     }
 
     /** A grant nobody will use (interrupted caller): its node goes in the background. */

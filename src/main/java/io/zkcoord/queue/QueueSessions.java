@@ -7,10 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the queue core keeps per session of one client: the creates in flight ({@link
- * CreateWindow}) and the watches ({@link SharedWatches}). Both belong to one ZooKeeper handle and
- * go with it: a session's entry is dropped when the session ends, and the next session starts
- * with an empty window and no watch. It also keeps the client's waits for a session ({@link
- * SessionWaits}).
+ * CreateWindow}), the watches ({@link SharedWatches}) and the lone holds ({@link LoneHolds}). All
+ * belong to one ZooKeeper handle and go with it: a session's entry is dropped when the session
+ * ends, and the next session starts with an empty window and no watch. It also keeps the client's
+ * waits for a session ({@link SessionWaits}).
  *
  * <p>Thread-safe.
  */
@@ -24,8 +24,9 @@ final class QueueSessions {
      *
      * @param creates its creates in flight
      * @param watches its watches
+     * @param loneHolds its holds that may remove their directory, each watching it
      */
-    record Traffic(CreateWindow creates, SharedWatches watches) {
+    record Traffic(CreateWindow creates, SharedWatches watches, LoneHolds loneHolds) {
     }
 
     /** @return the queue core's per-session state of the client that {@code services} belong to */
@@ -47,7 +48,8 @@ final class QueueSessions {
         if (known != null) {
             return known;
         }
-        Traffic made = new Traffic(new CreateWindow(), new SharedWatches());
+        SharedWatches watches = new SharedWatches();
+        Traffic made = new Traffic(new CreateWindow(), watches, new LoneHolds(watches));
         known = sessions.putIfAbsent(session, made);
         if (known != null) {
             return known;

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -139,26 +140,41 @@ public final class QueueSet {
 
     /**
      * Sends the creates of one attempt ({@link #create}) and, pipelined behind them, the read of
-     * every queue ({@link #read}, no watch): the server answers the read after the creates, so it
-     * sees the new nodes, and an uncontended acquisition costs one round trip. If this client is
-     * making one of the directories now (another acquisition's transaction is on its way), both
-     * are sent once that transaction is answered, in the order asked for.
+     * every queue ({@link #read}; no watch, except the children watch of a lone hold from {@code
+     * loneWatch} when the create makes the one directory, see {@link LoneHolds}): the server answers
+     * the read after the creates, so it sees the new nodes, and an uncontended acquisition costs one
+     * round trip. If this client is making one of the directories now (another acquisition's
+     * transaction is on its way), both are sent once that transaction is answered, in the order
+     * asked for.
      */
-    void enqueue(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+    void enqueue(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read,
+            Supplier<LoneHolds.Watch> loneWatch) {
         KnownDirectories known = services().knownDirectories();
         for (QueueDirectory d : dirs) {
-            if (known.waitForMaking(d.path(), prefix, () -> enqueueLater(in, prefix, data, created, read))) {
+            if (known.waitForMaking(d.path(), prefix, () -> enqueueLater(in, prefix, data, created, read, loneWatch))) {
                 return;
             }
         }
+        // A create that makes the directory (a fresh key) is most likely alone: its read watches
+        // the directory's children, for the lone hold it may grant (LoneHolds), at no request more.
+        boolean making = dirs.size() == 1 && !known.likelyExists(first.path());
         create(in, prefix, data, created);
-        read(in, null, true, read);
+        LoneHolds.Watch watch = making ? loneWatch.get() : null;
+        if (watch == null) {
+            read(in, null, true, read);
+            return;
+        }
+        read(in, watch.watcher(), true, (code, children, dirCzxid) -> {
+            watch.answered(code);
+            read.read(code, children, dirCzxid);
+        });
     }
 
     /** {@link #enqueue} from a reply's callback: a request the client refuses fails the attempt. */
-    private void enqueueLater(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read) {
+    private void enqueueLater(ZkSession in, String prefix, byte[] data, CreateReply created, ReadReply read,
+            Supplier<LoneHolds.Watch> loneWatch) {
         try {
-            enqueue(in, prefix, data, created, read);
+            enqueue(in, prefix, data, created, read, loneWatch);
         } catch (RuntimeException e) {
             log.warn("cannot queue in {}: {}", this, e.toString());
             created.created(Code.SYSTEMERROR, null, 0);
@@ -474,11 +490,13 @@ public final class QueueSet {
     /**
      * Releases a grant: deletes its nodes as {@link #release(ZkSession, List)} does; when the
      * grant names directories its release may remove ({@link Grant#removableDirs()}) and no other
-     * acquisition of this client runs in them ({@link #busy}), first tries one {@code multi}
-     * deleting the nodes and those directories. That transaction is all or nothing: if anyone
-     * queued meanwhile it fails whole (NOTEMPTY) and the nodes are deleted alone, so removing a
-     * directory never takes a node with it. Only the directories themselves are removed, never a
-     * parent.
+     * acquisition of this client runs in them ({@link #busy}), sends one {@code multi} deleting
+     * the nodes and those directories, once it knows nobody queued since the grant's view: its
+     * lone holder's watch did not fire ({@link LoneHolds}), or one read of the queue shows its
+     * node alone (a multi-lock sends it on its view). That transaction is all or nothing: if
+     * anyone queued meanwhile it fails whole (NOTEMPTY) and the nodes are deleted alone, so
+     * removing a directory never takes a node with it. Only the directories themselves are
+     * removed, never a parent.
      */
     public CompletableFuture<Void> release(Grant grant) {
         return release(grant.session(), grant.paths(), grant.removableDirs());

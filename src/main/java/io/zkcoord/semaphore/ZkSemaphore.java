@@ -221,7 +221,9 @@ public final class ZkSemaphore {
                         ? "semaphore " + path + " has " + text.substring(PERMITS_KEY.length()) + " permits, recorded in"
                                 + " ZooKeeper; this ZkSemaphore was built with " + permits
                         : "semaphore " + path + " records no permit count (its directory holds '" + text + "'); this"
-                                + " ZkSemaphore was built with " + permits + ": is the path used by another recipe?"));
+                                + " ZkSemaphore was built with " + permits + ": is the path used by another recipe? (Curator's"
+                                + " InterProcessSemaphoreV2 and InterProcessSemaphoreMutex keep 'leases' and 'locks' under"
+                                + " their path, and do not share a path with ZkSemaphore)"));
             });
         }
     }

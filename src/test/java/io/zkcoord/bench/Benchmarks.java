@@ -29,12 +29,17 @@ import org.apache.curator.test.TestingServer;
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
  *   <li>Only when named ({@code backlog}): 5,000 {@code acquireAsync()} on fresh paths and a
  *       {@code lock()} on another path just after: the backlog's drain time and the lock's wait.
+ *   <li>First handoffs on a fresh key ({@code handoff}): herd_mutex and election_handoff, 20
+ *       waiters, the writes, reads and notifications of each of the first 5 handoffs.
  *   <li>Shards ({@code shards}): what a join, a leave and a death cost the ensemble, and the time
  *       until the shards are balanced again, at 10 to 1,000 shards over 3 and 10 members.
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
  * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
- * steady duplicate backlog} (all but {@code pending} and {@code backlog} by default). {@code entity}: a lock
+ * steady duplicate backlog handoff cache curator} (all but {@code pending}, {@code backlog} and {@code curator} by
+ * default; {@code curator}: 8 clients on one path as all-Curator, half Curator and half {@code
+ * ZkMutex(CURATOR)}, all {@code CURATOR}, all {@code ZKCOORD}: handoffs per second, requests per
+ * handoff). {@code entity}: a lock
  * per entity (a new key every cycle)
  * against its raw floor; {@code dircount}: 50,000 distinct keys, the server's znode count during
  * and after; {@code steady}: k clients looping on one path the library made, writes per cycle in the
@@ -57,10 +62,11 @@ public final class Benchmarks {
 
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog", "handoff",
+            "cache", "curator");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "handoff", "cache");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -149,13 +155,25 @@ public final class Benchmarks {
                 progress.println("S. steady contention across sessions ...");
                 steady.run();
             }
+            HandoffBench handoff = new HandoffBench(connect, out, progress);
+            if (sections.contains("handoff")) {
+                handoff.run();
+            }
             BacklogBench backlog = new BacklogBench(connect, out, progress);
             if (sections.contains("backlog")) {
                 backlog.run();
             }
+            if (sections.contains("curator")) {
+                progress.println("C. mixed fleets with Curator ...");
+                new CuratorMixBench(connect, counters, out).run();
+            }
             if (sections.contains("duplicate")) {
                 progress.println("S2. duplicate requests on fresh keys ...");
                 steady.duplicates();
+            }
+            CacheBench cache = new CacheBench(connect, counters, out, progress);
+            if (sections.contains("cache")) {
+                cache.run();
             }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
@@ -194,9 +212,16 @@ public final class Benchmarks {
                         + " (target 2: create and delete, no refused removal): %s%n", steady.steadyWritesPerCycle,
                         steady.steadyWritesPerCycle <= 2.02 ? "met" : "NOT MET");
             }
+            if (sections.contains("cache")) {
+                cache.printTargets(out);
+            }
             if (sections.contains("duplicate")) {
                 out.printf("   duplicate requests on fresh keys: %d directories left (target 0): %s%n",
                         steady.duplicateDirectoriesLeft, steady.duplicateDirectoriesLeft == 0 ? "met" : "NOT MET");
+            }
+            if (sections.contains("handoff")) {
+                out.printf("   first handoffs on a fresh key: at most %d writes per handoff (target 1): %s%n",
+                        handoff.mostWrites, handoff.mostWrites <= 1 ? "met" : "NOT MET");
             }
             if (sections.contains("backlog")) {
                 out.printf("   backlog: a lock() on a free path waited at most %.1f %% of the backlog's drain"

@@ -35,9 +35,9 @@ import org.apache.zookeeper.ZooKeeper;
  *
  * <p>The library variants measure the steady state. (a) first runs one contention episode on its
  * fresh directory ({@link #firstEpisode}): there a release whose view of the queue was its node
- * alone tries to remove the directory and is refused, once per client, and those two releases are
- * rows of their own, (a'). (c)'s W0 and W1 share one lock object, whose release removes nothing
- * while another of its acquisitions runs.
+ * alone reads the queue before it deletes its node, once per client (section {@code handoff}
+ * measures those first handoffs). (c)'s W0 and W1 share one lock object, whose release removes
+ * nothing while another of its acquisitions runs.
  */
 final class HerdBench {
 
@@ -199,14 +199,15 @@ final class HerdBench {
     }
 
     /**
-     * (a): the first contention episode on the fresh directory, measured (rows for the first
-     * queue length only), which leaves session 0 holding in the steady state the table measures.
-     * Session 0 locks alone (it makes the directory) and session 1 queues behind it: session 0's
-     * grant read showed its node alone, so its release tries to remove the directory with its
-     * node and is refused ({@code NOTEMPTY}). Session 0 queues again behind session 1, which was
-     * granted by the watch on a view of its node alone (stale: session 0 queued since), so its
-     * release is refused too. From then on both know the directory contended and remove nothing
-     * there ({@code io.zkcoord.internal.Contention}): session 0, granted by the watch, holds.
+     * (a): the first contention episode on the fresh directory, which leaves session 0 holding in
+     * the steady state the table measures. Session 0 locks alone (it makes the directory, and
+     * watches its children: a lone holder) and session 1 queues behind it, which tells session 0:
+     * its release reads the queue, finds session 1, and deletes its node alone. Session 0 queues
+     * again behind session 1, which was granted by the watch on a view of its node alone (stale:
+     * session 0 queued since): its release reads the queue too. From then on both know the
+     * directory contended and neither reads before a release there ({@code
+     * io.zkcoord.internal.Contention}): session 0, granted by the watch, holds. What these first
+     * handoffs cost is section {@code handoff} ({@link HandoffBench}): 1 write each.
      *
      * @return session 0's holding thread
      */
@@ -219,26 +220,13 @@ final class HerdBench {
         HoldingThread second = started(new HoldingThread("second holder", lockOfSession.apply(1), order::add), all);
         settle(() -> children(look, dir) == 2 && counters.snap().watchCount() == baseWatches + 1, SETUP_LIMIT,
                 () -> variant + ": session 1 queued behind session 0");
-        touchSessions();
-        ServerCounters.Snapshot s0 = counters.snap();
         first.release();
         take(order, second);
-        ServerCounters.Snapshot s1 = counters.settled();
         HoldingThread holder = started(new HoldingThread("holder", lockOfSession.apply(0), order::add), all);
         settle(() -> children(look, dir) == 2 && counters.snap().watchCount() == baseWatches + 1, SETUP_LIMIT,
                 () -> variant + ": session 0 queued behind session 1");
-        touchSessions();
-        ServerCounters.Snapshot s2 = counters.snap();
         second.release();
         take(order, holder);
-        ServerCounters.Snapshot s3 = counters.settled();
-        if (n == QUEUE_LENGTHS[0]) {
-            String episode = variant.replace("(a)", "(a')") + ", 1st episode";
-            rows.add(row(episode, 1, "fresh holder -> waiter", s0, s1, -1,
-                    "a refused removal: the holder read its node alone"));
-            rows.add(row(episode, 1, "its waiter -> it again", s2, s3, -1,
-                    "a refused removal: granted by the watch on a view of its node alone"));
-        }
         return holder;
     }
 

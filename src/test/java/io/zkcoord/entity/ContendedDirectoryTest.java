@@ -28,11 +28,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Directories the library made, under contention across sessions: a release whose view of the
- * queue was its node alone tries to remove the directory, and is refused ({@code NOTEMPTY}) if
- * someone queued since; the client then knows the directory contended and removes nothing there
- * until the episode is over. Counted on the server ({@code mntr}): one refused removal per client
- * in the first episode, then 1 write per handoff. The container reaper is held off, so every
- * removal seen is the library's.
+ * queue was its node alone may remove the directory with its node. A lone holder of a fresh key
+ * keeps the children watch its granting read set, so a waiter's create tells it and its release
+ * reads the queue before it deletes its node alone; so does the release of a holder granted on a
+ * stale view (by the watch on its predecessor). Neither sends a removal that the server refuses ({@code NOTEMPTY}, an
+ * error transaction written like any other): every handoff is 1 write, the first episode's too.
+ * A client that saw someone queue knows the directory contended and removes nothing there until
+ * the episode is over. Counted on the server ({@code mntr}). The container reaper is held off, so
+ * every removal seen is the library's.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -48,38 +51,36 @@ class ContendedDirectoryTest {
     static final ReaperlessServer SERVER = new ReaperlessServer(LONG_SESSION);
 
     /**
-     * Two sessions taking turns on one fresh key, each queueing again while the other holds: the
-     * first holder's release and the first waiter's (granted by the watch on a view of its node
-     * alone) each pay one refused removal, 2 writes; every later handoff is 1 write, 1 request and
-     * 1 notification, and the directory is kept throughout.
+     * Two sessions taking turns on one fresh key, each queueing again while the other holds: every
+     * handoff is 1 write and 1 notification. The first holder's watch saw the waiter queue, and
+     * the first waiter was granted by the watch on a view of its node alone: each reads the queue
+     * before its release (2 requests), finds the other queued and deletes its node alone; from
+     * then on both know the directory contended: 1 request per handoff, and the directory is kept
+     * throughout.
      */
     @Test
-    void twoSessionsPayOneRefusedRemovalEachThenOneWritePerHandoff() throws Exception {
+    void twoSessionsPayOneWritePerHandoff() throws Exception {
         List<Handoff> handoffs = takeTurns("/steady/two", 2);
         for (int i = 0; i < handoffs.size(); i++) {
             Handoff h = handoffs.get(i);
             assertEquals(1, h.fired, "notifications of handoff " + i);
-            if (i < 2) {
-                assertEquals(2, h.writes, "handoff " + i + " (first episode): a refused removal, then the delete");
-            } else {
-                assertEquals(1, h.writes, "handoff " + i + ": the delete alone");
-                assertEquals(1, h.requests, "handoff " + i + ": the delete; the successor holds on its watch");
-            }
+            assertEquals(1, h.writes, "handoff " + i + ": the delete alone, no refused removal");
+            assertEquals(i < 2 ? 2 : 1, h.requests, "handoff " + i + ": the delete"
+                    + (i < 2 ? ", after the read of the queue" : "") + "; the successor holds on its watch");
         }
     }
 
     /**
-     * Three sessions taking turns: the same first episode (the first holder's fresh view and the
-     * first waiter's stale one), then 1 write per handoff; the others read a queue with nodes
-     * behind theirs and never try a removal.
+     * Three sessions taking turns: 1 write per handoff from the first on; the others read a queue
+     * with nodes behind theirs and never try a removal.
      */
     @Test
-    void threeSessionsPayOneRefusedRemovalEachThenOneWritePerHandoff() throws Exception {
+    void threeSessionsPayOneWritePerHandoff() throws Exception {
         List<Handoff> handoffs = takeTurns("/steady/three", 3);
         for (int i = 0; i < handoffs.size(); i++) {
             Handoff h = handoffs.get(i);
             assertEquals(1, h.fired, "notifications of handoff " + i);
-            assertEquals(i < 2 ? 2 : 1, h.writes, "writes of handoff " + i);
+            assertEquals(1, h.writes, "writes of handoff " + i);
         }
     }
 
@@ -95,7 +96,7 @@ class ContendedDirectoryTest {
         ZkMutex last = new ZkMutex(SERVER.client(), path);
         refused.lock();
         HoldingThread waiter = queued(last, path, 2);
-        refused.unlock(); // refused: the waiter is queued
+        refused.unlock(); // its watch saw the waiter queue: the delete alone, and contended for it
         waiter.release();
         join(waiter);
         assertNull(stat(path), "the waiter, never refused, removed the directory with its node");
@@ -119,10 +120,10 @@ class ContendedDirectoryTest {
         ZkMutex y = new ZkMutex(SERVER.client(), path);
         x.lock();
         HoldingThread yHolds = queued(y, path, 2);
-        x.unlock(); // refused: y is queued
+        x.unlock(); // its watch saw y queue: the delete alone
         Await.until(WAIT, () -> SERVER.children(path).size() == 1, "x's node deleted");
         HoldingThread xHolds = queued(x, path, 2);
-        yHolds.release(); // y was granted on a stale view of its node alone: refused, x is queued
+        yHolds.release(); // y was granted on a stale view of its node alone: it reads the queue, x is queued
         join(yHolds);
         xHolds.release(); // x knows the directory contended: its node alone
         join(xHolds);
@@ -155,7 +156,7 @@ class ContendedDirectoryTest {
         assertEquals(false, first.tryLock(50, TimeUnit.MILLISECONDS), "the holder holds");
         Await.until(WAIT, () -> SERVER.children(path).size() == 1, "the node of the acquisition that gave up deleted");
         HoldingThread retry = queued(new ZkMutex(retrying, path), path, 2);
-        holder.unlock(); // refused: the retry is queued
+        holder.unlock(); // its watch saw the waiters queue: the delete alone
         retry.release(); // granted by the watch on a view of its node alone, and last
         join(retry);
         assertNull(stat(path), "the last holder removed the directory with its node");

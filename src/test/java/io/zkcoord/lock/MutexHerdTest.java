@@ -213,12 +213,13 @@ class MutexHerdTest {
             CountDownLatch acquired = new CountDownLatch(1);
             long beforeEnqueue = flw.packetsReceived();
             HoldingThread waiter = start(new HoldingThread("cost-waiter", other, t -> acquired.countDown()));
-            // Queued once the server holds its watch on the predecessor; every mntr call made to
-            // see that counts one packet, and is subtracted.
+            // Queued once the server holds its watch on the predecessor (a data watch: the lone
+            // holder watches its directory's children); every wchs call made to see that counts
+            // one packet, and is subtracted.
             int[] polls = {0};
             Await.until(WAIT, () -> {
                 polls[0]++;
-                return flw.watchCount() >= 1;
+                return flw.wchsTotal() >= 1;
             }, "the waiter watches its predecessor");
             long afterEnqueue = flw.packetsReceived();
             enqueue[0] = Math.min(enqueue[0], afterEnqueue - beforeEnqueue - 1 - polls[0]);

@@ -112,6 +112,49 @@ class CreateWindowTurnsTest {
         assertEquals(BACKLOG, backlog.stream().filter(f -> f.join().isValid()).count(), "every fresh path is held");
     }
 
+    /**
+     * A thread blocked on an {@code acquireAsync()} future ({@code get()}: how Spring's {@code
+     * ZkcoordLock.lock()} waits) goes before a backlog of futures nobody blocks on, as a {@code
+     * lock()} does.
+     */
+    @Test
+    void aThreadBlockedOnAFutureGoesBeforeABacklogOfFreshPaths() throws Exception {
+        CreateWindow window = window();
+        proxy.stall();
+        List<CompletableFuture<ZkLease>> backlog = new ArrayList<>();
+        for (int i = 0; i < BACKLOG; i++) {
+            backlog.add(new ZkMutex(client, parent + "/key-" + i).acquireAsync());
+        }
+        Await.until("the window is full", WAIT, () -> window.inFlight() == CreateWindow.SIZE);
+        CompletableFuture<ZkLease> wanted = new ZkMutex(client, parent + "/free").acquireAsync();
+        Thread blocked = new Thread(() -> {
+            try {
+                wanted.get();
+            } catch (Exception e) {
+                // the assertions below see the future
+            }
+        }, "blocked on the future");
+        blocked.start();
+        Await.until("the thread blocks on the future", WAIT, () -> blocked.getState() == Thread.State.WAITING);
+        assertEquals(1, window.blockedWaiting(), "the create the thread blocks on waits among the blocked ones");
+        proxy.heal();
+
+        ZkLease lease = wanted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        long freeCzxid = lease.fencingToken();
+        CompletableFuture.allOf(backlog.toArray(CompletableFuture[]::new)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        ZooKeeper zk = observer.zooKeeper();
+        int before = 0;
+        for (int i = 0; i < BACKLOG; i++) {
+            if (zk.exists(parent + "/key-" + i, false).getCzxid() < freeCzxid) {
+                before++;
+            }
+        }
+        assertTrue(before <= CreateWindow.SIZE + FEW, before + " of the backlog's " + BACKLOG + " nodes were made before"
+                + " the blocked future's; at most the " + CreateWindow.SIZE + " in flight and " + FEW + " more may be");
+        lease.release();
+        blocked.join(WAIT.toMillis());
+    }
+
     /** An acquireAsync() on one path goes within a few slots of a backlog on another path, not after it. */
     @Test
     void oneBacklogDoesNotHoldUpAnotherPath() throws Exception {

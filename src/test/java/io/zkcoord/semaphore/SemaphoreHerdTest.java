@@ -150,12 +150,12 @@ class SemaphoreHerdTest {
         assertEquals(q.nodes.get(PERMITS), granted.nodePath(), "the first waiter's node holds");
         assertOnlyFirstWaiterGranted(q);
         assertTrue(w.fired <= 2, "notifications for one release: " + w.fired);
-        // The holder was granted on a read of its node alone, on a key new to its client: its
-        // release first tries to remove the directory with it (one multi, refused whole:
-        // NOTEMPTY), then deletes the node alone.
-        assertEquals(3, w.writes, "refused multi, delete, the first waiter's promotion (setData)");
-        assertTrue(w.requests <= 6, "requests for one release (refused multi, delete, getChildren + setData of the"
-                + " first waiter, two getChildren of its successor): " + w.requests);
+        // The holder was granted on a read of its node alone, on a key new to its client, and
+        // its watch of the directory saw the others queue: its release reads the queue first,
+        // then deletes the node alone (no removal the server refuses).
+        assertEquals(2, w.writes, "delete, the first waiter's promotion (setData)");
+        assertTrue(w.requests <= 6, "requests for one release (the holder's read, delete, getChildren + setData of"
+                + " the first waiter, two getChildren of its successor): " + w.requests);
 
         // The new queue: 3 holders (2 old, the promoted waiter) and 49 waiters; the new first
         // waiter holds the only child watch, the 48 behind it watch their predecessors.
@@ -166,8 +166,8 @@ class SemaphoreHerdTest {
     }
 
     /**
-     * The same release in the steady state: the holder's client was refused a removal of this
-     * directory before (another member was in it), so it knows the directory contended and its
+     * The same release in the steady state: the holder's client found another member queued in
+     * this directory before, so it knows the directory contended and its
      * release, granted again on a read of its node alone, is one delete: 2 writes with the first
      * waiter's promotion, 5 requests at most, two notifications at most.
      */
@@ -177,7 +177,7 @@ class SemaphoreHerdTest {
         ZkClient holderClient = client();
         ZkLease first = new ZkSemaphore(holderClient, dir, PERMITS).acquire(); // alone: makes the directory
         ZkLease other = new ZkSemaphore(client(), dir, PERMITS).acquire();
-        first.release(); // refused: the other member's node is there
+        first.release(); // its watch saw the other member queue: read, the delete alone, contended
         other.release(); // its view showed the first one's node: it removes nothing
         assertNotNull(admin.zooKeeper().exists(dir, false), "the directory is kept");
         assertEquals(List.of(), children(dir), "empty");

@@ -68,9 +68,18 @@ import org.slf4j.LoggerFactory;
  * read, a write to learn the ensemble's time, and the conditional write. Finding it held: the
  * create, the read and the time write. Unlock and extend: one conditional write.
  *
- * <p>Calls are synchronous and run under the client's retry policy; {@link
- * io.zkcoord.CoordinationException} if it gives up. A retried write whose first reply was lost is
- * recognized by the attempt id stored in the node. Thread-safe.
+ * <h2>While ZooKeeper is unreachable</h2>
+ * {@link #lock(LockConfiguration)} does not hold the scheduler's thread for the client's retry
+ * policy, and logs no stack trace per run. While the client is not connected it waits for a
+ * connection at most the client's {@linkplain ZkClient#connectionTimeout() connection timeout}
+ * (not at all once a call of this provider has waited that long in vain in the same outage), then
+ * returns empty: the run is skipped, since a lock that cannot be checked is not taken. One WARN line
+ * per outage says that ZooKeeper is unreachable, one INFO line when it is back; each skipped run is
+ * logged at DEBUG. A connection lost in the middle of a call ends the same way once the retry policy
+ * gives up (one WARN line).
+ *
+ * <p>Calls are synchronous and run under the client's retry policy. A retried write whose first
+ * reply was lost is recognized by the attempt id stored in the node. Thread-safe.
  */
 public final class ZkcoordLockProvider implements ExtensibleLockProvider {
 
@@ -82,6 +91,7 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
     private final String owner;
     /** The locks this provider holds, by name, for {@link #fencingToken(String)}. */
     private final Map<String, ZkcoordSimpleLock> held = new ConcurrentHashMap<>();
+    private final Reachability reachability;
 
     /**
      * @param client the client whose ensemble keeps the locks (lock nodes are persistent: they do
@@ -90,6 +100,7 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
      *     not {@code /}
      * @throws IllegalArgumentException if {@code client} is null, or {@code rootPath} is null,
      *     {@code /}, not absolute, ends with {@code /} or has characters ZooKeeper rejects
+     * @throws IllegalStateException if {@code client} is closed
      */
     public ZkcoordLockProvider(ZkClient client, String rootPath) {
         if (client == null) {
@@ -107,15 +118,19 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
         this.client = client;
         this.rootPath = rootPath;
         this.owner = describeProcess();
+        this.reachability = new Reachability(client, log, "ShedLock runs are skipped");
     }
 
     /**
      * Takes the lock of {@code lockConfiguration.getName()} for {@code lockAtMostFor}, unless it is
-     * held. Blocks for a few ZooKeeper round trips, never for another holder.
+     * held. Blocks for a few ZooKeeper round trips, never for another holder; while the client is
+     * not connected, for the client's connection timeout at most (see the class comment).
      *
-     * @return the lock, or empty if another holder's lock (or this provider's) has not expired
+     * @return the lock, or empty if another holder's lock (or this provider's) has not expired, or
+     *     if ZooKeeper is unreachable (the run is skipped)
      * @throws IllegalArgumentException if {@code lockConfiguration} is null
-     * @throws CoordinationException if ZooKeeper cannot be reached within the client's retry policy
+     * @throws CoordinationException if ZooKeeper refuses a request (an ACL, for instance), or the
+     *     thread is interrupted
      */
     @Override
     public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
@@ -126,7 +141,19 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
         String path = KeyPaths.path(rootPath, name);
         LockRecord mine = LockRecord.locked(UUID.randomUUID().toString(), lockConfiguration.getLockAtMostFor().toMillis(),
                 lockConfiguration.getLockAtLeastFor().toMillis(), owner);
-        Optional<Grant> grant = call(path, zk -> take(zk, path, mine));
+        if (unreachable(name).isPresent()) {
+            return Optional.empty();
+        }
+        Optional<Grant> grant;
+        try {
+            grant = call(path, zk -> take(zk, path, mine));
+        } catch (CoordinationException e) {
+            if (!isConnectionFailure(e)) {
+                throw e;
+            }
+            log.warn("lock {} not taken, the run is skipped: {}", name, e.getMessage());
+            return Optional.empty();
+        }
         return grant.map(g -> {
             ZkcoordSimpleLock lock = new ZkcoordSimpleLock(this, name, g);
             held.put(name, lock);
@@ -308,6 +335,27 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while locking " + path, e);
         }
+    }
+
+    /** @return the outage that keeps {@code name} from being locked now, if ZooKeeper is unreachable */
+    private Optional<String> unreachable(String name) {
+        Optional<String> down;
+        try {
+            down = reachability.unreachable();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordinationException("interrupted while waiting for ZooKeeper to lock " + name, e);
+        }
+        down.ifPresent(d -> log.debug("lock {} not taken, the run is skipped: {}", name, d));
+        return down;
+    }
+
+    /** @return true if the retry policy gave up on a connection (not on an answer of the ensemble) */
+    private static boolean isConnectionFailure(CoordinationException e) {
+        return e.getCause() instanceof KeeperException.ConnectionLossException
+                || e.getCause() instanceof KeeperException.SessionExpiredException
+                || e.getCause() instanceof KeeperException.OperationTimeoutException
+                || e.getCause() instanceof KeeperException.SessionMovedException;
     }
 
     static void checkDurations(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {

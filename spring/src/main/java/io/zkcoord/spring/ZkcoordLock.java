@@ -49,8 +49,17 @@ import org.springframework.scheduling.TaskScheduler;
  *       and deletes its queue node. {@code tryLock()} takes one look (at most 780 ms; see below
  *       for a thread whose hold ended), never
  *       waits for a holder and never throws for an interrupt. {@code tryLock(time, unit)} waits at most about that long whatever the
- *       network does. If ZooKeeper cannot be reached within the client's retry policy they throw
- *       {@link CoordinationException}; if the client is closed, {@link IllegalStateException}.
+ *       network does. If the client is closed they throw {@link IllegalStateException}.
+ *   <li><b>While ZooKeeper is unreachable.</b> An acquisition that needs ZooKeeper (not a
+ *       reentrant one) while the client is not connected waits for a connection at most the
+ *       client's {@linkplain io.zkcoord.ZkClient#connectionTimeout() connection timeout}, then
+ *       throws {@link CoordinationException} whose one-line message says ZooKeeper is unreachable;
+ *       once one acquisition of the registry has waited that long in vain, the others of the same
+ *       outage throw at once, so a thread that polls {@code tryLock()} is not held for the
+ *       client's retry policy. A timed {@code tryLock} shorter than the connection timeout returns
+ *       false when its time runs out first. One WARN line per outage, one INFO line when it ends.
+ *       A connection lost during an acquisition already under way is ridden out under the client's
+ *       retry policy ({@link CoordinationException} if it gives up).
  *   <li><b>Time to live.</b> {@link #lock(Duration)} and {@link #tryLock(Duration, Duration)} hold
  *       for at most {@code ttl} unless renewed ({@link ZkcoordLockRegistry#renewLock(Object,
  *       Duration)}, or the registry's renewal scheduler). When it passes, the hold ends by itself
@@ -341,6 +350,9 @@ public final class ZkcoordLock implements DistributedLock {
             return true;
         }
         try {
+            if (!reachable(waitNanos, interruptible || waitNanos == 0)) {
+                return false;
+            }
             ThreadHold ended;
             synchronized (this) {
                 ended = holds.get(me);
@@ -497,6 +509,34 @@ public final class ZkcoordLock implements DistributedLock {
                 }
             }
         });
+    }
+
+    /**
+     * While the client is not connected: waits for a connection, at most the client's connection
+     * timeout (a timed wait shorter than that: at most the wait), and not at all once a caller has
+     * waited the connection timeout in vain in the same outage.
+     *
+     * @return true if connected; false if a timed wait shorter than the connection timeout ran out
+     * @throws CoordinationException (one line: ZooKeeper unreachable) if not connected within the
+     *     connection timeout, or at once later in the same outage
+     * @throws InterruptedException if interrupted while waiting, and {@code interruptible}
+     */
+    private boolean reachable(long waitNanos, boolean interruptible) throws InterruptedException {
+        Reachability reachability = registry.reachability();
+        Duration connectionTimeout = registry.client().connectionTimeout();
+        if (waitNanos > 0 && waitNanos != FOREVER && waitNanos < nanos(connectionTimeout)) {
+            if (reachability.awaitConnected(Duration.ofNanos(waitNanos), interruptible)) {
+                return true;
+            }
+            if (!reachability.waitedOut()) {
+                return false;
+            }
+        }
+        Optional<String> down = reachability.unreachable(interruptible);
+        if (down.isPresent()) {
+            throw new CoordinationException(down.get() + "; " + this + " not locked");
+        }
+        return true;
     }
 
     /** The thread's hold is done: the ended hold it was granted over, if any, is its hold again. Caller holds the monitor. */

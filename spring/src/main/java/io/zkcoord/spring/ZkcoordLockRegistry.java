@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.common.PathUtils;
+import org.slf4j.LoggerFactory;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
@@ -77,6 +78,7 @@ public final class ZkcoordLockRegistry
     private final String rootPath;
     private final Map<String, ZkcoordLock> locks = new HashMap<>();
     private volatile TaskScheduler renewalScheduler;
+    private final Reachability reachability;
 
     /**
      * @param client the client whose session holds every lock of this registry
@@ -84,6 +86,7 @@ public final class ZkcoordLockRegistry
      * @throws IllegalArgumentException if {@code client} is null, or {@code rootPath} is null, not
      *     absolute, ends with {@code /} (other than {@code "/"}), has characters ZooKeeper rejects,
      *     or is {@code /zookeeper} or below it
+     * @throws IllegalStateException if {@code client} is closed
      */
     public ZkcoordLockRegistry(ZkClient client, String rootPath) {
         if (client == null) {
@@ -103,6 +106,8 @@ public final class ZkcoordLockRegistry
         }
         this.client = client;
         this.rootPath = rootPath;
+        this.reachability = new Reachability(client, LoggerFactory.getLogger(ZkcoordLockRegistry.class),
+                "locks of " + rootPath + " fail at once");
     }
 
     /**
@@ -199,6 +204,10 @@ public final class ZkcoordLockRegistry
 
     ZkClient client() {
         return client;
+    }
+
+    Reachability reachability() {
+        return reachability;
     }
 
     TaskScheduler renewalScheduler() {

@@ -12,6 +12,9 @@ import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.semaphore.ZkSemaphore;
 import io.zkcoord.shard.ShardListener;
 import io.zkcoord.shard.ZkShardMember;
+import io.zkcoord.value.Versioned;
+import io.zkcoord.value.ZkAtomicLong;
+import io.zkcoord.value.ZkSharedValue;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -151,6 +154,25 @@ final class Choosing {
         }
     }
     // end:fenced-update
+
+    // snippet:shared-value
+    static ZkSharedValue<Long> rateLimit(ZkClient client, LongConsumer apply) {
+        ZkSharedValue<Long> limit = ZkSharedValue.ofLong(client, "/config/rate-limit", 100);   // 100 if missing
+        limit.addListener(v -> apply.accept(v.value()));   // the value read at start, then every newer one
+        limit.start();                                     // makes the node if missing, reads it, watches it
+        return limit;                                      // close() when done: removes the watch
+    }
+
+    /** @return false if another instance changed the limit first: nothing written, get() shows theirs */
+    static boolean raise(ZkSharedValue<Long> limit, long by) {
+        Versioned<Long> seen = limit.get();
+        return limit.trySet(seen, seen.value() + by);      // only if the node is still at seen's version
+    }
+
+    static long nextInvoiceNumber(ZkClient client) {
+        return new ZkAtomicLong(client, "/counters/invoice-number").incrementAndGet();   // exactly once, or it throws
+    }
+    // end:shared-value
 
     // snippet:guarded-commit
     /** @return false if the lease was lost: nothing was written */

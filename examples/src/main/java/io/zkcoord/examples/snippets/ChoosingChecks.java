@@ -69,6 +69,7 @@ final class ChoosingChecks {
             run.election(a, b);
             run.shards(a, b);
             run.fencing(a, b);
+            run.sharedValue(a, b, threads);
         } finally {
             threads.shutdownNow();
         }
@@ -269,6 +270,35 @@ final class ChoosingChecks {
                         () -> Choosing.publishPrices(fresh, bytes("v2")) && read(a, "/config/prices").equals("v2"));
             }
         }
+    }
+
+    private void sharedValue(ZkClient a, ZkClient b, ExecutorService threads) throws Exception {
+        AtomicLong heardA = new AtomicLong();
+        AtomicLong heardB = new AtomicLong();
+        try (io.zkcoord.value.ZkSharedValue<Long> limitA = Choosing.rateLimit(a, heardA::set);
+                io.zkcoord.value.ZkSharedValue<Long> limitB = Choosing.rateLimit(b, heardB::set)) {
+            check.accept("share a value: both instances start with the seed, told by their listeners",
+                    () -> waitFor(() -> heardA.get() == 100 && heardB.get() == 100));
+            io.zkcoord.value.Versioned<Long> staleB = limitB.get();
+            boolean raised = Choosing.raise(limitA, 10);
+            check.accept("share a value: one instance raises it, the other's listener hears the new value",
+                    () -> raised && waitFor(() -> heardB.get() == 110 && limitB.get().value() == 110));
+            boolean lateWrite = limitB.trySet(staleB, 999L);
+            check.accept("share a value: a write based on a value read before that change is refused",
+                    () -> !lateWrite && limitB.get().value() == 110 && waitFor(() -> heardA.get() == 110));
+        }
+        List<Future<Long>> numbers = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            ZkClient client = i % 2 == 0 ? a : b;
+            numbers.add(threads.submit(() -> Choosing.nextInvoiceNumber(client)));
+        }
+        Set<Long> distinct = new HashSet<>();
+        for (Future<Long> n : numbers) {
+            distinct.add(n.get(DEADLINE.toSeconds(), TimeUnit.SECONDS));
+        }
+        long last = new io.zkcoord.value.ZkAtomicLong(a, "/counters/invoice-number").get();
+        check.accept("share a value: 40 increments from 2 clients gave 40 distinct numbers, and the counter is 40",
+                () -> distinct.size() == 40 && last == 40 && distinct.contains(1L) && distinct.contains(40L));
     }
 
     // --- helpers -------------------------------------------------------------------------------------

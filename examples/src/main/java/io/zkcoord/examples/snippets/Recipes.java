@@ -4,6 +4,9 @@ package io.zkcoord.examples.snippets;
 import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
+import io.zkcoord.cache.CacheListener;
+import io.zkcoord.cache.CachedNode;
+import io.zkcoord.cache.ZkCache;
 import io.zkcoord.election.LeadershipListener;
 import io.zkcoord.election.RevokeReason;
 import io.zkcoord.election.ZkLeaderElection;
@@ -186,6 +189,30 @@ final class Recipes {
         }
     }
     // end:group
+
+    // snippet:cache
+    static Optional<String> cache(ZkClient client) throws InterruptedException {
+        try (ZkCache flags = new ZkCache(client, "/config/flags")) {   // the subtree, on one watch
+            flags.addListener(new CacheListener() {
+                @Override
+                public void changed(CachedNode before, CachedNode after) {
+                    log.info("{} is now {}", after.path(), new String(after.data(), StandardCharsets.UTF_8));
+                }
+
+                @Override
+                public void deleted(CachedNode before) {
+                    log.info("{} removed", before.path());
+                }
+            });
+            flags.start();
+            if (!flags.awaitInitialized(Duration.ofSeconds(30))) {
+                return Optional.empty();
+            }
+            return flags.get("/config/flags/dark-mode")                 // local: no request
+                    .map(node -> new String(node.data(), StandardCharsets.UTF_8));
+        }
+    }
+    // end:cache
 
     // snippet:shards
     static Set<Integer> shards(ZkClient client) throws InterruptedException {

@@ -103,6 +103,13 @@ public final class Snippets {
                     && members.get(0).id().equals("worker-3")
                     && new String(members.get(0).data(), StandardCharsets.UTF_8).equals("10.0.0.7:8080"));
             check("the group's member left on close", () -> children(client, "/groups/workers").isEmpty());
+            client.zooKeeper().create("/config", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            client.zooKeeper().create("/config/flags", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            client.zooKeeper().create("/config/flags/dark-mode", "on".getBytes(StandardCharsets.UTF_8),
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            Optional<String> darkMode = Recipes.cache(client);
+            check("the cache holds the flag's value", () -> darkMode.equals(Optional.of("on")));
+
             java.util.Set<Integer> owned = Recipes.shards(client);
             check("the only shard member owns all 16 shards", () -> owned.size() == 16);
 
@@ -117,6 +124,18 @@ public final class Snippets {
             watched.unlock();
             Observing.logSlowAcquisitions(client);
             Recipes.mutex(client);
+
+            long curatorToken = Migrating.exportOrders(client);
+            check("a mutex under Protocol.CURATOR gives a fencing token", () -> curatorToken > 0);
+            Migrating.readCatalog(client);
+            try (io.zkcoord.election.ZkLeaderElection e = Migrating.joinScheduler(client, "worker-1")) {
+                boolean led = e.awaitLeadership(Duration.ofSeconds(30));
+                check("the only participant under Protocol.CURATOR leads", () -> led);
+            }
+            long laterToken = Migrating.exportOrdersAfterMigration(client);
+            check("after the last step the token still grows", () -> laterToken > curatorToken);
+            check("the migration snippets leave no lock node", () -> children(client, "/locks/orders").isEmpty()
+                    && children(client, "/locks/catalog").isEmpty());
         }
 
         ChoosingChecks.all(connect, this::check);

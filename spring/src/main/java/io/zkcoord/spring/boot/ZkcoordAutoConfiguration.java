@@ -3,6 +3,7 @@ package io.zkcoord.spring.boot;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.zkcoord.ZkClient;
 import io.zkcoord.micrometer.ZkcoordMetrics;
+import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.spring.ZkcoordLockRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -24,6 +25,7 @@ import org.springframework.integration.support.locks.LockRegistry;
  * <ul>
  *   <li>a {@link ZkClient} made with {@link ZkClient.Builder#start()}: the application starts even
  *       while the ensemble is down, and the client connects when it can; closed with the context;
+ *       its retry policy from {@code zkcoord.retry.*};
  *   <li>a {@link ZkcoordLockRegistry} on {@code zkcoord.lock-registry.root-path} (default {@code
  *       /locks}), when Spring Integration is on the class path and the application has no {@link
  *       LockRegistry} of any kind;
@@ -61,6 +63,8 @@ public class ZkcoordAutoConfiguration {
         if (properties.getConnectionTimeout() != null) {
             builder.connectionTimeout(properties.getConnectionTimeout());
         }
+        ZkcoordProperties.Retry retry = properties.getRetry();
+        builder.retryPolicy(RetryPolicy.exponentialBackoff(retry.getBaseDelay(), retry.getMaxDelay(), retry.getMaxRetries()));
         return builder.start();
     }
 

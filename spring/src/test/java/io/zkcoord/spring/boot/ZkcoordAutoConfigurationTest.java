@@ -76,6 +76,18 @@ class ZkcoordAutoConfigurationTest {
         assertThat(seen[0].isClosed()).isTrue();
     }
 
+    /** zkcoord.retry.* sets the client's retry policy; without them it is the library's default; a bad value fails the context. */
+    @Test
+    void retrySettingsAreBound() {
+        connected().withPropertyValues("zkcoord.retry.base-delay=100ms", "zkcoord.retry.max-delay=5s",
+                "zkcoord.retry.max-retries=3").run(context -> assertThat(context.getBean(ZkClient.class).retryPolicy())
+                        .hasToString("exponentialBackoff(base=PT0.1S, max=PT5S, maxRetries=3)"));
+        connected().run(context -> assertThat(context.getBean(ZkClient.class).retryPolicy())
+                .hasToString(io.zkcoord.retry.RetryPolicy.defaultPolicy().toString()));
+        connected().withPropertyValues("zkcoord.retry.max-retries=-1").run(context -> assertThat(context).hasFailed()
+                .getFailure().hasRootCauseInstanceOf(IllegalArgumentException.class));
+    }
+
     /** Each bean backs off when the application defines its own. */
     @Test
     void theBeansBackOff() {
