@@ -10,7 +10,7 @@ import io.zkcoord.Protocol;
 import io.zkcoord.ZkClient;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FencedResource;
+import io.zkcoord.test.FencedResource;
 import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
@@ -88,7 +88,7 @@ class MixedFleetFaultsTest {
                     ours.lock();
                     try {
                         oursInside.countDown();
-                        boolean accepted = resource.write(ours.fencingToken());
+                        boolean accepted = accepts(resource, ours.fencingToken());
                         done.await();
                         return accepted;
                     } finally {
@@ -205,6 +205,16 @@ class MixedFleetFaultsTest {
             return c.getChildren().forPath(dir).size();
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return whether {@code resource} accepted a write with {@code token} (it refuses a stale one) */
+    private static boolean accepts(FencedResource resource, long token) {
+        try {
+            resource.write(token, "token " + token);
+            return true;
+        } catch (IllegalStateException stale) {
+            return false;
         }
     }
 }
