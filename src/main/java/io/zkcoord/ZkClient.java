@@ -5,6 +5,10 @@ import io.zkcoord.internal.Observer;
 import io.zkcoord.observe.CoordinationListener;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.retry.ZkCall;
+import io.zkcoord.session.ClientSettings;
+import io.zkcoord.session.ConnectString;
+import io.zkcoord.session.SessionAccess;
+import io.zkcoord.session.SessionLifecycle;
 import io.zkcoord.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,7 +71,7 @@ import org.apache.zookeeper.data.ACL;
  * Recorder); that interface says on which threads.
  *
  * <h2>Thread-safety</h2>
- * Thread-safe. The session lifecycle is one state machine ({@code SessionLifecycle}) whose
+ * Thread-safe. The session lifecycle is one state machine ({@code io.zkcoord.session.SessionLifecycle}) whose
  * transitions all run on one library thread; {@link #state()} and {@link #zooKeeper()} read
  * volatile fields.
  */
@@ -77,6 +81,17 @@ public final class ZkClient implements AutoCloseable {
 
     static {
         ClientServices.provide(client -> client.services);
+        SessionAccess.provide(new SessionAccess.Maker() {
+            @Override
+            public ZkSession open(ZooKeeper zooKeeper, io.zkcoord.retry.RetryLoop retryLoop) {
+                return new ZkSession(zooKeeper, retryLoop);
+            }
+
+            @Override
+            public void end(ZkSession session) {
+                session.end();
+            }
+        });
     }
 
     private final ClientSettings settings;

@@ -39,8 +39,9 @@ class ApiBoundaryTest {
     static final Set<String> API = Set.of("io.zkcoord", "io.zkcoord.lock", "io.zkcoord.retry", "io.zkcoord.time",
             "io.zkcoord.semaphore", "io.zkcoord.election", "io.zkcoord.observe", "io.zkcoord.inspect",
             "io.zkcoord.group", "io.zkcoord.shard", "io.zkcoord.cache", "io.zkcoord.value", "io.zkcoord.barrier");
-    /** The packages that are not API: the queue core and the bridge from the client to it. */
-    static final Set<String> INTERNAL = Set.of("io.zkcoord.queue", "io.zkcoord.internal", "io.zkcoord.once");
+    /** The packages that are not API: the queue core, the bridge from the client to it, the session machinery. */
+    static final Set<String> INTERNAL = Set.of("io.zkcoord.queue", "io.zkcoord.internal", "io.zkcoord.once",
+            "io.zkcoord.session");
 
     /** Every main class lives in an API package or an internal one: a new package must be classified here. */
     @Test

@@ -88,7 +88,13 @@ class MixedFleetFaultsTest {
                     ours.lock();
                     try {
                         oursInside.countDown();
-                        boolean accepted = accepts(resource, ours.fencingToken());
+                        boolean accepted;
+                        try {
+                            resource.write(ours.fencingToken(), "ours after the expiry");
+                            accepted = true;
+                        } catch (IllegalStateException stale) {
+                            accepted = false;
+                        }
                         done.await();
                         return accepted;
                     } finally {
@@ -205,16 +211,6 @@ class MixedFleetFaultsTest {
             return c.getChildren().forPath(dir).size();
         } catch (Exception e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** @return whether {@code resource} accepted a write with {@code token} (it refuses a stale one) */
-    private static boolean accepts(FencedResource resource, long token) {
-        try {
-            resource.write(token, "token " + token);
-            return true;
-        } catch (IllegalStateException stale) {
-            return false;
         }
     }
 }

@@ -12,14 +12,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the client's TLS watch logged during each test: {@code io.zkcoord.TlsWatch} is set to DEBUG
+ * What the client's TLS watch logged during each test: {@code io.zkcoord.session.TlsWatch} is set to DEBUG
  * for the test (so each probe's verdict is logged) and restored after it, and the lines are kept
  * for the test to assert on. Register it as an instance {@code @RegisterExtension} field. Its lists
  * may be read from any thread.
  */
 final class TlsWatchLog implements BeforeEachCallback, AfterEachCallback {
 
-    private static final String WATCH = "io.zkcoord.TlsWatch";
+    private static final String WATCH = "io.zkcoord.session.TlsWatch";
 
     private final List<String> verdicts = new CopyOnWriteArrayList<>();
     private final List<String> watchLines = new CopyOnWriteArrayList<>();
@@ -64,7 +64,7 @@ final class TlsWatchLog implements BeforeEachCallback, AfterEachCallback {
         return verdicts;
     }
 
-    /** Every line of {@code io.zkcoord.TlsWatch}, in order. */
+    /** Every line of {@code io.zkcoord.session.TlsWatch}, in order. */
     List<String> watchLines() {
         return watchLines;
     }

@@ -1,6 +1,8 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
 import io.zkcoord.ConnectFailedException.Problem;
+import io.zkcoord.ConnectFailedException;
+import io.zkcoord.ZkClient;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;

@@ -1,5 +1,12 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
+import io.zkcoord.ConnectFailedException;
+import io.zkcoord.ConnectionListener;
+import io.zkcoord.ConnectionState;
+import io.zkcoord.CoordinationException;
+import io.zkcoord.TlsConnectException;
+import io.zkcoord.ZkClient;
+import io.zkcoord.ZkSession;
 import io.zkcoord.retry.RetryLoop;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,12 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.client.ZKClientConfig;
-import org.apache.zookeeper.client.ZooKeeperSaslClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,9 +52,15 @@ import org.slf4j.LoggerFactory;
  * Throwable}) is logged and the transition goes on: every listener is told, the session is ended,
  * the dead handle closed and a new session built.
  *
+ * <p>This class holds the states and transitions. Connecting the first time and saying why no
+ * session came is {@link FirstConnection}'s (connecting and probing); a new handle after a loss,
+ * and the end on the ensemble of a session presumed lost, {@link Rebuilder}'s (rebuilding); one
+ * raw ZooKeeper handle is a {@link Handle}.
+ *
  * <p>Thread-safe: state is written on the events thread only and read through volatile fields.
+ * Public only for {@link ZkClient}, in another package; not API.
  */
-final class SessionLifecycle {
+public final class SessionLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(SessionLifecycle.class);
     private static final long TICK_MILLIS = 50;
@@ -57,8 +68,6 @@ final class SessionLifecycle {
     private static final long CLOSE_BUDGET_MILLIS = 900;
     /** A failed authentication fails again at once: retry it at this pace, not in a tight loop. */
     private static final Duration AUTH_FAILED_REBUILD_DELAY = Duration.ofSeconds(1);
-    /** How long a TLS client waits for its first session before probing the servers' TLS. */
-    private static final long TLS_PROBE_DELAY_MILLIS = 500;
 
     private final ClientSettings settings;
     private final RetryLoop retryLoop;
@@ -69,8 +78,8 @@ final class SessionLifecycle {
     private final ThreadPoolExecutor callbacks;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Sessions presumed lost that may still exist on the ensemble, being ended there. */
-    private final List<StaleSession> staleSessions = new CopyOnWriteArrayList<>();
+    /** A new handle after a loss, and the end on the ensemble of sessions presumed lost. */
+    private final Rebuilder rebuilder;
 
     /** Written on the events thread only. */
     private volatile ConnectionState state = ConnectionState.CONNECTING;
@@ -94,8 +103,6 @@ final class SessionLifecycle {
     private final TlsWatch tlsWatch;
     /** When the disconnection now in force was seen, by the clock. Events thread only. */
     private long disconnectedAt;
-    /** Events thread only. */
-    private int rebuildAttempts;
     /** Set once the connect string's chroot is known to exist (or there is none). Events thread only. */
     private boolean chrootExists;
     /**
@@ -108,7 +115,7 @@ final class SessionLifecycle {
     /** Why the latest handle without a session stopped (a failed authentication), or null. */
     private volatile String connectProblem;
 
-    SessionLifecycle(ClientSettings settings, String name) {
+    public SessionLifecycle(ClientSettings settings, String name) {
         this.settings = settings;
         this.name = name;
         this.retryLoop = new RetryLoop(settings.retryPolicy(), settings.clock());
@@ -124,13 +131,14 @@ final class SessionLifecycle {
         this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 numbered(name + "-callbacks-"));
         this.tlsWatch = new TlsWatch(settings, name, events, this::withoutSession, this::tlsVerdict);
+        this.rebuilder = new Rebuilder(this, settings, name);
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    ScheduledExecutorService scheduler() {
+    public ScheduledExecutorService scheduler() {
         return events;
     }
 
@@ -140,7 +148,7 @@ final class SessionLifecycle {
      * future must still complete (say, with the client's closing) when nobody else is left to do it.
      * Whatever the code throws is logged.
      */
-    void runCallback(Runnable task) {
+    public void runCallback(Runnable task) {
         Runnable guarded = () -> {
             try {
                 task.run();
@@ -155,28 +163,28 @@ final class SessionLifecycle {
         }
     }
 
-    ConnectionState state() {
+    public ConnectionState state() {
         return closed.get() ? ConnectionState.CLOSED : state;
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed.get();
     }
 
-    ZkSession session() {
+    public ZkSession session() {
         return session;
     }
 
-    ZooKeeper zooKeeper() {
+    public ZooKeeper zooKeeper() {
         return current.zooKeeper;
     }
 
-    RetryLoop retryLoop() {
+    public RetryLoop retryLoop() {
         return retryLoop;
     }
 
     /** @return the live session now, or a future of the next one; failed once closed */
-    CompletableFuture<ZkSession> liveSession() {
+    public CompletableFuture<ZkSession> liveSession() {
         if (closed.get()) {
             return CompletableFuture.failedFuture(new IllegalStateException(name + " is closed"));
         }
@@ -194,7 +202,7 @@ final class SessionLifecycle {
      *
      * @return the live session now, or a future of the next one; failed once closed, or while TLS is refused
      */
-    CompletableFuture<ZkSession> liveSessionUnlessRefused() {
+    public CompletableFuture<ZkSession> liveSessionUnlessRefused() {
         if (closed.get()) {
             return CompletableFuture.failedFuture(new IllegalStateException(name + " is closed"));
         }
@@ -230,11 +238,11 @@ final class SessionLifecycle {
         }
     }
 
-    void addListener(ConnectionListener listener) {
+    public void addListener(ConnectionListener listener) {
         listeners.add(listener);
     }
 
-    void removeListener(ConnectionListener listener) {
+    public void removeListener(ConnectionListener listener) {
         listeners.remove(listener);
     }
 
@@ -245,14 +253,14 @@ final class SessionLifecycle {
      * later. If the handle cannot be made, tries again after the retry policy's delay, as after a
      * loss.
      */
-    void startInBackground() {
+    public void startInBackground() {
         try {
             events.submit(() -> {
                 try {
-                    current = new Handle();
+                    current = newHandle();
                 } catch (IOException | RuntimeException e) {
                     log.warn("{}: cannot start connecting to {}; trying again", name, settings.connectString(), e);
-                    events.schedule(this::rebuild, AUTH_FAILED_REBUILD_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+                    rebuilder.rebuildAfter(AUTH_FAILED_REBUILD_DELAY);
                 }
                 tlsWatch.noSession();
             }).get();
@@ -261,143 +269,63 @@ final class SessionLifecycle {
         } catch (ExecutionException e) {
             throw new IllegalStateException(name + ": cannot start", e.getCause());
         }
-        events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        startChecks();
     }
 
     /**
      * Connects and waits for the first session, at most the connection timeout (give or take a
      * few milliseconds) whatever the network does; on failure leaves no thread behind for long.
      * Halfway through the wait, if there is no session yet, each server is probed ({@link
-     * ConnectProbe}) so that the failure can say why.
+     * ConnectProbe}) so that the failure can say why ({@link FirstConnection}).
      *
      * @throws ConnectFailedException if no session came within the connection timeout
      * @throws CoordinationException if the handle could not be made, or if interrupted (the
      *     interrupt flag is then set again)
      */
-    void start() {
-        long startNanos = System.nanoTime();
-        long timeoutNanos = settings.connectionTimeout().toNanos();
-        CompletableFuture<Void> first = new CompletableFuture<>();
-        ConnectionListener firstConnect = s -> {
-            if (s == ConnectionState.CONNECTED) {
-                first.complete(null);
-            }
-        };
-        listeners.add(firstConnect);
+    public void start() {
+        new FirstConnection(this, settings, name).await();
+    }
+
+    /** Sets (or, with nulls, clears) what {@link #start()} waits for: the first session, and its SASL login. */
+    void awaitingFirstSession(CompletableFuture<Void> first, CompletableFuture<Void> saslLogin) {
         firstSession = first;
-        AtomicReference<ConnectProbe> probe = new AtomicReference<>();
-        CompletableFuture<Void> sasl = new CompletableFuture<>();
-        firstSaslLogin = sasl;
-        try {
-            events.submit(() -> {
-                try {
-                    current = new Handle();
-                } catch (IOException | RuntimeException e) {
-                    first.completeExceptionally(e);
-                }
-                return null;
-            }).get();
-            events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-            probeTlsUnlessConnected(first);
-            events.schedule(() -> {
-                if (!first.isDone()) {
-                    ConnectProbe p = ConnectProbe.start(ConnectString.parse(settings.connectString()).servers(),
-                            Duration.ofNanos(timeoutNanos / 2), name + "-probe");
-                    // Built once now and dropped: the first failure in a JVM would otherwise load and
-                    // link the classes of its report after the deadline, on the caller's time.
-                    p.failure(settings.connectString(), 0, settings.sessionTimeout(), null, null);
-                    probe.set(p);
-                }
-            }, timeoutNanos / 2, TimeUnit.NANOSECONDS);
-            first.get(Math.max(0, timeoutNanos - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
-            awaitSaslLogin(sasl, timeoutNanos - (System.nanoTime() - startNanos));
-        } catch (InterruptedException e) {
-            abandonStart();
-            Thread.currentThread().interrupt();
-            throw new CoordinationException("interrupted while connecting to " + settings.connectString(), e);
-        } catch (ExecutionException e) {
-            abandonStart();
-            if (e.getCause() instanceof CoordinationException c) {
-                throw c; // the chroot cannot be created, or authentication or TLS refused: its message says why
-            }
-            throw new CoordinationException("cannot connect to " + settings.connectString() + ": " + e.getCause(),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            abandonStart();
-            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-            ConnectProbe p = probe.get();
-            if (p == null) {
-                throw new ConnectFailedException(ConnectFailedException.Problem.TIMEOUT, "no ZooKeeper session at "
-                        + settings.connectString() + " within " + waitedMillis + " ms: timed out", e);
-            }
-            throw p.failure(settings.connectString(), waitedMillis, settings.sessionTimeout(), connectProblem, e);
-        } finally {
-            listeners.remove(firstConnect);
-            firstSession = null;
-            firstSaslLogin = null;
-        }
+        firstSaslLogin = saslLogin;
     }
 
     /**
-     * ZooKeeper reports a session as connected before its SASL login is answered; a refused login
-     * comes later, as {@code AuthFailed}. So {@link #start()} waits for the answer too (at most
-     * {@code remainingNanos}) when the first handle logs in with SASL, and fails if it is refused.
+     * Makes the first handle on the events thread and waits for that.
+     *
+     * @param onFailure told why, if it cannot be made
      */
-    private void awaitSaslLogin(CompletableFuture<Void> sasl, long remainingNanos)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        // Not login.isFailed(): ZooKeeper marks a client whose JAAS configuration cannot be loaded
-        // failed, yet connects it without SASL and sends no AuthFailed; only that event counts.
-        ZooKeeperSaslClient login = current.zooKeeper.getSaslClient();
-        boolean inProgress = login != null && login.clientTunneledAuthenticationInProgress() && !login.isComplete();
-        if (inProgress || sasl.isCompletedExceptionally()) {
-            sasl.get(Math.max(1, remainingNanos), TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private CoordinationException authenticationFailed() {
-        return new CoordinationException("no ZooKeeper session at " + settings.connectString() + ": authentication"
-                + " failed (the server refused this client's SASL login; check the JAAS section " + saslSection()
-                + " and its credentials)");
-    }
-
-    /**
-     * For a TLS client: if no session came within a moment, probes the servers' TLS ({@link
-     * TlsProbe}) on a thread of its own, and fails {@code first} at once if every server refuses
-     * in a way that retrying cannot change (untrusted certificate, host name, client certificate,
-     * plain-text port). ZooKeeper's client gives no such signal: it logs and tries again.
-     */
-    private void probeTlsUnlessConnected(CompletableFuture<Void> first) {
-        if (!TlsProbe.isSecure(settings.clientConfig())) {
-            return;
-        }
-        long timeoutMillis = settings.connectionTimeout().toMillis();
-        long delayMillis = Math.min(TLS_PROBE_DELAY_MILLIS, timeoutMillis / 4);
-        Thread probe = new Thread(() -> {
+    void openFirstHandle(Consumer<Exception> onFailure) throws InterruptedException, ExecutionException {
+        events.submit(() -> {
             try {
-                first.get(delayMillis, TimeUnit.MILLISECONDS);
-                return; // connected, or failed otherwise
-            } catch (TimeoutException e) {
-                // no session yet: look
-            } catch (InterruptedException | ExecutionException e) {
-                return;
+                current = newHandle();
+            } catch (IOException | RuntimeException e) {
+                onFailure.accept(e);
             }
-            TlsProbe.probe(settings.connectString(), settings.clientConfig(), Math.max(1, timeoutMillis / 2))
-                    .ifPresent(refused -> {
-                        if (!first.isDone()) {
-                            log.info("{}: {}", name, refused.getMessage());
-                            first.completeExceptionally(refused);
-                        }
-                    });
-        }, name + "-tls-probe");
-        probe.setDaemon(true);
-        probe.start();
+            return null;
+        }).get();
     }
 
-    /** @return the JAAS section ZooKeeper's client logs in with, named as the setting names it */
-    private String saslSection() {
-        String section = settings.clientConfig().getProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY,
-                ZKClientConfig.LOGIN_CONTEXT_NAME_KEY_DEFAULT);
-        return "'" + section + "' (" + ZKClientConfig.LOGIN_CONTEXT_NAME_KEY + ")";
+    /** Starts the periodic check for a session presumed lost. */
+    void startChecks() {
+        events.scheduleWithFixedDelay(this::checkPresumedLoss, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return why the latest handle without a session stopped (a failed authentication), or null */
+    String connectProblem() {
+        return connectProblem;
+    }
+
+    /** @return a new handle whose events come to this state machine */
+    Handle newHandle() throws IOException {
+        return new Handle(settings, events, this::onEvent);
+    }
+
+    /** Events thread. {@code h} is the handle in use from now on: only its events count. */
+    void use(Handle h) {
+        current = h;
     }
 
     /**
@@ -406,7 +334,7 @@ final class SessionLifecycle {
      * would wait for the connection attempt in progress (up to the session timeout against a
      * server that accepts connections and never answers).
      */
-    private void abandonStart() {
+    void abandonStart() {
         closed.set(true);
         Handle h = current;
         if (h != null) {
@@ -450,11 +378,11 @@ final class SessionLifecycle {
                 // If build() is waiting, it fails now: the same credentials would fail again.
                 CompletableFuture<Void> first = firstSession;
                 if (first != null && h.session == null) {
-                    first.completeExceptionally(authenticationFailed());
+                    first.completeExceptionally(FirstConnection.authenticationFailed(settings));
                 }
                 CompletableFuture<Void> login = firstSaslLogin;
                 if (login != null) {
-                    login.completeExceptionally(authenticationFailed());
+                    login.completeExceptionally(FirstConnection.authenticationFailed(settings));
                 }
                 // The handle stops for good without an Expired: the session cannot be used.
                 loseSession(h, "authentication failed (check the authorization given to the builder)",
@@ -515,8 +443,8 @@ final class SessionLifecycle {
 
     /** Events thread. The handle's first connection: a new session. */
     private void establish(Handle h) {
-        h.session = new ZkSession(h.zooKeeper, retryLoop);
-        rebuildAttempts = 0;
+        h.session = SessionAccess.open(h.zooKeeper, retryLoop);
+        rebuilder.resetAttempts();
         session = h.session;
         CompletableFuture<ZkSession> waiting = nextSession;
         CompletableFuture<ZkSession> waitingUnlessRefused = nextUnlessRefused;
@@ -531,10 +459,7 @@ final class SessionLifecycle {
             // and before the loss below replaces it, with a refusal long over.
             nextUnlessRefused = waiting;
         }
-        staleSessions.removeIf(StaleSession::isDone);
-        for (StaleSession stale : staleSessions) {
-            stale.newSessionEstablished(events);
-        }
+        rebuilder.sessionEstablished();
     }
 
     /** Events thread, every tick: declares LOST once disconnected for the session timeout. */
@@ -566,7 +491,7 @@ final class SessionLifecycle {
             loseSession(h, "presumed expired: no server reached for " + TimeUnit.NANOSECONDS.toMillis(silentNanos)
                     + " ms, the session timeout is " + h.session.timeoutMillis() + " ms", Duration.ZERO);
             if (h.lost && !closed.get()) {
-                endOnEnsembleWhenReachable(h);
+                rebuilder.endOnEnsembleWhenReachable(h);
             }
         }
     }
@@ -587,8 +512,8 @@ final class SessionLifecycle {
             log.warn("{}: connecting to {} failed: {}", name, settings.connectString(), why);
             connectProblem = why;
             closeInBackground(h.zooKeeper, false);
-            events.schedule(this::rebuild, Math.max(rebuildDelay.toMillis(), AUTH_FAILED_REBUILD_DELAY.toMillis()),
-                    TimeUnit.MILLISECONDS);
+            rebuilder.rebuildAfter(Duration.ofMillis(Math.max(rebuildDelay.toMillis(),
+                    AUTH_FAILED_REBUILD_DELAY.toMillis())));
             return;
         }
         log.warn("{}: session 0x{} lost: {}", name, Long.toHexString(h.session.id()), why);
@@ -598,57 +523,11 @@ final class SessionLifecycle {
         if (nextUnlessRefused.isDone()) {
             nextUnlessRefused = new CompletableFuture<>();
         }
-        h.session.end();
+        SessionAccess.end(h.session);
         transition(ConnectionState.LOST);
         closeInBackground(h.zooKeeper, true);
         tlsWatch.noSession();
-        if (rebuildDelay.isZero()) {
-            rebuild();
-        } else {
-            events.schedule(this::rebuild, rebuildDelay.toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * Events thread. The session of {@code h} was presumed lost while no server could be reached,
-     * but the ensemble may still hold it, or restore it if it restarts: end it there as soon as it
-     * is reachable, so that its ephemeral nodes stop blocking anyone (see {@link StaleSession}).
-     */
-    private void endOnEnsembleWhenReachable(Handle h) {
-        staleSessions.removeIf(StaleSession::isDone);
-        try {
-            StaleSession stale = new StaleSession(settings, name, h.zooKeeper.getSessionId(),
-                    h.zooKeeper.getSessionPasswd(), h.session.timeoutMillis());
-            staleSessions.add(stale);
-            if (closed.get()) {
-                stale.abandon(); // close() may have gone through the list before the add
-            }
-        } catch (IOException | RuntimeException e) {
-            log.warn("{}: cannot open a handle to end session 0x{} on the ensemble; it expires there after its "
-                    + "timeout", name, Long.toHexString(h.session.id()), e);
-        }
-    }
-
-    /** Events thread. Makes a new handle; on failure tries again after the policy's delay. */
-    private void rebuild() {
-        if (closed.get()) {
-            return;
-        }
-        try {
-            Handle h = new Handle();
-            current = h;
-            if (closed.get()) {
-                closeInBackground(h.zooKeeper, false); // close() ran meanwhile and closed the previous one
-            }
-        } catch (IOException | RuntimeException e) {
-            Duration delay = settings.retryPolicy().retryDelay(rebuildAttempts++, Duration.ZERO)
-                    .orElseGet(() -> {
-                        rebuildAttempts = 0;
-                        return Duration.ofSeconds(1);
-                    });
-            log.warn("{}: cannot start a new session, next try in {} ms", name, delay.toMillis(), e);
-            events.schedule(this::rebuild, delay.toMillis(), TimeUnit.MILLISECONDS);
-        }
+        rebuilder.rebuildAfter(rebuildDelay);
     }
 
     /** Events thread. Tells every listener, whatever any of them throws. */
@@ -673,15 +552,13 @@ final class SessionLifecycle {
      * ensemble (silent network) is closed in the background; the ensemble then expires the session
      * by itself.
      */
-    void close() {
+    public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         log.info("{}: closing", name);
         tlsWatch.close();
-        for (StaleSession stale : staleSessions) {
-            stale.abandon();
-        }
+        rebuilder.close();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_BUDGET_MILLIS);
         endCurrentSession();
         // Called by a listener, on the events thread: CLOSED is queued behind the transition being
@@ -728,13 +605,13 @@ final class SessionLifecycle {
     private void endCurrentSession() {
         ZkSession s = session;
         if (s != null) {
-            s.end();
+            SessionAccess.end(s);
         }
         nextSession.completeExceptionally(new IllegalStateException(name + " is closed"));
         nextUnlessRefused.completeExceptionally(new IllegalStateException(name + " is closed"));
     }
 
-    private CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
+    CompletableFuture<Void> closeInBackground(ZooKeeper zk, boolean goodbye) {
         return HandleCloser.closeInBackground(zk, goodbye, name + "-close-handle");
     }
 
@@ -753,33 +630,5 @@ final class SessionLifecycle {
             t.setDaemon(true);
             return t;
         };
-    }
-
-    /** One raw ZooKeeper handle and the session it established, if any. */
-    private final class Handle implements Watcher {
-        final ZooKeeper zooKeeper;
-        /** Set on the events thread when this handle first connects; read by close() on any thread. */
-        volatile ZkSession session;
-        /** Set on the events thread once this handle's session was reported lost. */
-        boolean lost;
-        /** Set on the events thread once the chroot check for this handle's first connection began. */
-        boolean checkingChroot;
-
-        Handle() throws IOException {
-            zooKeeper = new ZooKeeper(settings.connectString(), (int) settings.sessionTimeout().toMillis(), this,
-                    false, settings.clientConfig());
-            for (ClientSettings.Auth auth : settings.auths()) {
-                zooKeeper.addAuthInfo(auth.scheme(), auth.credentials());
-            }
-        }
-
-        @Override
-        public void process(WatchedEvent event) {
-            try {
-                events.execute(() -> onEvent(this, event));
-            } catch (RejectedExecutionException closing) {
-                // the client is closing: no state change matters any more
-            }
-        }
     }
 }

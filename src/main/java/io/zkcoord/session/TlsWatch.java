@@ -1,5 +1,8 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
+import io.zkcoord.ConnectionState;
+import io.zkcoord.TlsConnectException;
+import io.zkcoord.ZkClient;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;

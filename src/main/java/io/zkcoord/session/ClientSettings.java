@@ -1,5 +1,6 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
+import io.zkcoord.ZkClient;
 import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.time.Clock;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import org.apache.zookeeper.data.ACL;
  * @param createChroot whether a missing chroot is created before the first session (false: a
  *     read-only client, which leaves the ensemble as it is and sees a missing chroot as missing)
  */
-record ClientSettings(String connectString, Duration sessionTimeout, Duration connectionTimeout,
+public record ClientSettings(String connectString, Duration sessionTimeout, Duration connectionTimeout,
         RetryPolicy retryPolicy, List<Auth> auths, List<ACL> acl, ZKClientConfig clientConfig, Clock clock,
         Function<String, List<ACL>> aclProvider, boolean createChroot) {
 
@@ -32,7 +33,7 @@ record ClientSettings(String connectString, Duration sessionTimeout, Duration co
      * An authentication to add to every session. Its {@code toString()} names the scheme only:
      * credentials never reach a log line or a message.
      */
-    record Auth(String scheme, byte[] credentials) {
+    public record Auth(String scheme, byte[] credentials) {
         @Override
         public String toString() {
             return "Auth[" + scheme + ", credentials hidden]";
@@ -45,7 +46,7 @@ record ClientSettings(String connectString, Duration sessionTimeout, Duration co
      * @throws IllegalStateException if the provider answers null, an empty list or a list with a
      *     null element
      */
-    List<ACL> aclFor(String path) {
+    public List<ACL> aclFor(String path) {
         if (aclProvider == null) {
             return acl;
         }
@@ -59,7 +60,7 @@ record ClientSettings(String connectString, Duration sessionTimeout, Duration co
     }
 
     /** @return the chroot suffix of the connect string ({@code /app} of {@code host:2181/app}), or empty */
-    String chroot() {
+    public String chroot() {
         int slash = connectString.indexOf('/');
         return slash < 0 ? "" : connectString.substring(slash);
     }

@@ -1,4 +1,4 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -16,6 +16,8 @@ import io.netty.handler.ssl.DelegatingSslContext;
 import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.zkcoord.TlsConnectException;
+import io.zkcoord.ZkClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

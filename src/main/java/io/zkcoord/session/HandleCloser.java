@@ -1,4 +1,4 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.ZooKeeper;

@@ -1,4 +1,4 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

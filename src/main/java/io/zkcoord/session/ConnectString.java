@@ -1,4 +1,4 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +18,12 @@ import org.apache.zookeeper.common.PathUtils;
  * @param servers the servers it names, in order
  * @param chroot the chroot ({@code /app} of {@code host:2181/app}), or empty
  */
-record ConnectString(String text, List<Server> servers, String chroot) {
+public record ConnectString(String text, List<Server> servers, String chroot) {
 
     private static final int DEFAULT_PORT = 2181;
 
     /** One server of the connect string. */
-    record Server(String host, int port) {
+    public record Server(String host, int port) {
         @Override
         public String toString() {
             return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
@@ -38,7 +38,7 @@ record ConnectString(String text, List<Server> servers, String chroot) {
      *     port that is not a number from 1 to 65535, an IPv6 literal without brackets, or a chroot
      *     that is not a valid ZooKeeper path
      */
-    static ConnectString parse(String text) {
+    public static ConnectString parse(String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("connectString must not be null or empty");
         }

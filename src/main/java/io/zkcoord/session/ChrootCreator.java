@@ -1,5 +1,6 @@
-package io.zkcoord;
+package io.zkcoord.session;
 
+import io.zkcoord.CoordinationException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
