@@ -86,8 +86,36 @@ final class SubtreeSync {
     private List<String> heldBack;
     private boolean initialized;
 
+    /**
+     * {@code WatcherType.PersistentRecursive}, new in ZooKeeper 3.9 (removing one persistent
+     * recursive watch); looked up by name, so that the library loads with a 3.8 client jar, where
+     * it is null and a cache cannot be made.
+     */
+    private static final WatcherType PERSISTENT_RECURSIVE = persistentRecursive();
+
+    private static WatcherType persistentRecursive() {
+        for (WatcherType type : WatcherType.values()) {
+            if (type.name().equals("PersistentRecursive")) {
+                return type;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @throws UnsupportedOperationException if the ZooKeeper client jar is older than 3.9
+     */
+    static void requireZooKeeper39() {
+        if (PERSISTENT_RECURSIVE == null) {
+            throw new UnsupportedOperationException("ZkCache needs the ZooKeeper client 3.9 or later (it"
+                    + " removes its persistent recursive watch, which the 3.8 client cannot); this class path"
+                    + " has " + org.apache.zookeeper.Version.getFullVersion());
+        }
+    }
+
     SubtreeSync(ZkClient client, String top, int maxDepth, boolean cacheData, String name, CacheTree tree,
             ListenerDispatch dispatch) {
+        requireZooKeeper39();
         this.client = client;
         this.services = ClientServices.of(client);
         this.top = top;
@@ -324,7 +352,7 @@ final class SubtreeSync {
         boolean onServer = last && services.isConnected();
         try {
             if (onServer) {
-                zk.removeAllWatches(top, WatcherType.PersistentRecursive, false, (rc, path, ctx) -> {
+                zk.removeAllWatches(top, PERSISTENT_RECURSIVE, false, (rc, path, ctx) -> {
                     if (rc != Code.OK.intValue()) {
                         removeLocally(zk); // the connection dropped: the server lost the watch with it
                     }
@@ -345,7 +373,7 @@ final class SubtreeSync {
 
     private void removeLocally(ZooKeeper zk) {
         try {
-            zk.removeWatches(top, watcher, WatcherType.PersistentRecursive, true, (rc, path, ctx) -> { }, null);
+            zk.removeWatches(top, watcher, PERSISTENT_RECURSIVE, true, (rc, path, ctx) -> { }, null);
         } catch (RuntimeException e) {
             log.debug("{}: could not remove the watch locally: {}", name, e.toString());
         }

@@ -71,6 +71,8 @@ public final class ZkCache implements AutoCloseable {
      * @param client the client whose sessions the cache reads in
      * @param path the subtree's path, absolute, as the client sees it
      * @throws IllegalArgumentException if {@code client} is null or {@code path} is not a valid path
+     * @throws UnsupportedOperationException if the ZooKeeper client jar is older than 3.9 (a cache
+     *     removes its persistent recursive watch, which only 3.9 can)
      */
     public ZkCache(ZkClient client, String path) {
         this(new Builder(client, path));
@@ -280,7 +282,11 @@ public final class ZkCache implements AutoCloseable {
             return this;
         }
 
-        /** @return a new cache, not started */
+        /**
+         * @return a new cache, not started
+         * @throws UnsupportedOperationException if the ZooKeeper client jar is older than 3.9 (a
+         *     cache removes its persistent recursive watch, which only 3.9 can)
+         */
         public ZkCache build() {
             return new ZkCache(this);
         }

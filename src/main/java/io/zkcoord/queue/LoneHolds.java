@@ -1,5 +1,7 @@
 package io.zkcoord.queue;
 
+import io.zkcoord.internal.EventZxid;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException.Code;
@@ -57,7 +59,7 @@ final class LoneHolds {
         private boolean armed;
         private boolean cancelled;
         private boolean fired;
-        /** The zxid of the event, once fired; {@link WatchedEvent#NO_ZXID} if it carried none (a 3.8 server). */
+        /** The zxid of the event, once fired; {@link EventZxid#NO_ZXID} if it carried none (a 3.8 server or client). */
         private long firedZxid;
         private Hold hold;
 
@@ -91,7 +93,7 @@ final class LoneHolds {
                     return;
                 }
                 fired = true;
-                firedZxid = event.getZxid();
+                firedZxid = EventZxid.of(event);
                 told = hold;
             }
             if (told != null) {
@@ -109,7 +111,7 @@ final class LoneHolds {
                 if (!armed || cancelled) {
                     return false;
                 }
-                if (fired && firedZxid != WatchedEvent.NO_ZXID && firedZxid <= h.czxid) {
+                if (fired && firedZxid != EventZxid.NO_ZXID && firedZxid <= h.czxid) {
                     return false; // fired for a change before our node: consumed, says nothing of us
                 }
                 firedForUs = fired;

@@ -2,6 +2,7 @@ package io.zkcoord.versions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
@@ -18,6 +19,22 @@ import org.junit.jupiter.api.Test;
  * a 3.8.6 server. The pom passes the version it built with as {@code zkcoord.test.zookeeper.version}.
  */
 class ZooKeeperVersionTest {
+
+    @Test
+    void onlyZkCacheNeeds39AndSaysSoWhenMade() throws Exception {
+        FourLetterWords.enableAllCommands();
+        try (TestingServer server = new TestingServer(true);
+                ZkClient zk = ZkClient.builder().connectString(server.getConnectString()).build()) {
+            if (Version.getFullVersion().startsWith("3.8.")) {
+                UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                        () -> new io.zkcoord.cache.ZkCache(zk, "/cached"));
+                assertTrue(e.getMessage().contains("3.9") && e.getMessage().contains(Version.getFullVersion()),
+                        e.getMessage());
+            } else {
+                new io.zkcoord.cache.ZkCache(zk, "/cached").close();
+            }
+        }
+    }
 
     @Test
     void clientAndServerAreTheVersionTheBuildAskedFor() throws Exception {
