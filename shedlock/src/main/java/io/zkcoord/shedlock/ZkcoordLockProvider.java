@@ -3,6 +3,7 @@ package io.zkcoord.shedlock;
 import io.zkcoord.CoordinationException;
 import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
+import io.zkcoord.internal.Reachability;
 import io.zkcoord.shedlock.ZkcoordSimpleLock.Grant;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -356,7 +357,7 @@ public final class ZkcoordLockProvider implements ExtensibleLockProvider {
     private Optional<String> unreachable(String name) {
         Optional<String> down;
         try {
-            down = reachability.unreachable();
+            down = reachability.unreachable(true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while waiting for ZooKeeper to lock " + name, e);

@@ -2,6 +2,7 @@ package io.zkcoord.spring;
 
 import io.zkcoord.CoordinationException;
 import io.zkcoord.ZkLease;
+import io.zkcoord.internal.Reachability;
 import io.zkcoord.lock.ZkMutex;
 import java.time.Duration;
 import java.time.Instant;

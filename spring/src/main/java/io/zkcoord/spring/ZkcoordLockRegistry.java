@@ -2,6 +2,7 @@ package io.zkcoord.spring;
 
 import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
+import io.zkcoord.internal.Reachability;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.zkcoord.spring;
+package io.zkcoord.internal;
 
 import io.zkcoord.ConnectionListener;
 import io.zkcoord.ConnectionState;
@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 
 /**
  * Whether the client is connected to ZooKeeper, for a caller that must not wait out the client's
- * retry policy while it is not (a thread polling {@code tryLock()}). The same rule as the ShedLock
- * module's class of this name (each module is a project of its own). An outage begins when the client leaves a
+ * retry policy while it is not: a scheduler thread of the ShedLock provider, a thread polling the
+ * Spring registry's {@code tryLock()}. Internal, not API: the library keeps it for its modules, so
+ * that both answer by the same rule. An outage begins when the client leaves a
  * connected state and ends when it enters one again ({@link ConnectionState#isConnected()}).
  *
  * <p>During an outage, the first caller waits for a connection up to the client's connection
@@ -24,7 +25,7 @@ import org.slf4j.Logger;
  * <p>Thread-safe: the state is guarded by this object's monitor; the listener runs on the client's
  * listener thread.
  */
-final class Reachability implements ConnectionListener {
+public final class Reachability implements ConnectionListener {
 
     private final ZkClient client;
     private final Logger log;
@@ -42,7 +43,7 @@ final class Reachability implements ConnectionListener {
      * @param what what is not done during an outage, for the messages ("ShedLock runs are skipped")
      * @throws IllegalStateException if the client is closed
      */
-    Reachability(ZkClient client, Logger log, String what) {
+    public Reachability(ZkClient client, Logger log, String what) {
         this.client = client;
         this.log = log;
         this.what = what;
@@ -78,7 +79,7 @@ final class Reachability implements ConnectionListener {
      * @return true if connected
      * @throws InterruptedException if interrupted while waiting, and {@code interruptible}
      */
-    boolean awaitConnected(Duration maxWait, boolean interruptible) throws InterruptedException {
+    public boolean awaitConnected(Duration maxWait, boolean interruptible) throws InterruptedException {
         CompletableFuture<Void> next;
         synchronized (this) {
             next = connected;
@@ -115,7 +116,7 @@ final class Reachability implements ConnectionListener {
     }
 
     /** @return true if a caller waited the whole connection timeout in vain during the current outage */
-    synchronized boolean waitedOut() {
+    public synchronized boolean waitedOut() {
         return !connected.isDone() && waitedOut == connected;
     }
 
@@ -127,7 +128,7 @@ final class Reachability implements ConnectionListener {
      * @return empty if connected, else the one-line description of the outage
      * @throws InterruptedException if interrupted while waiting, and {@code interruptible}
      */
-    Optional<String> unreachable(boolean interruptible) throws InterruptedException {
+    public Optional<String> unreachable(boolean interruptible) throws InterruptedException {
         if (awaitConnected(client.connectionTimeout(), interruptible)) {
             return Optional.empty();
         }
