@@ -14,7 +14,7 @@ import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 
 /**
- * CI check (issue 27): every artifact's jar, as built, names its module for the module path with an
+ * CI check: every artifact's jar, as built, names its module for the module path with an
  * {@code Automatic-Module-Name} in its manifest, and the JVM's own module finder gives the jar that
  * name (not one made up from the file name). The library and the Spring, ShedLock and Micrometer
  * modules must also not share a package (a split package cannot be loaded from the module path).

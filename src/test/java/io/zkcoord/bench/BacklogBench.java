@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Section {@code backlog}: one client starts {@link #BACKLOG} {@code acquireAsync()} on as many
- * fresh paths, and the same thread, just after, calls a plain {@code lock()} on another free path
- * (issue 27, item 2). Prints, per round, the backlog's drain time (from the first call to the last
+ * fresh paths, and the same thread, just after, calls a plain {@code lock()} on another free path.
+ * Prints, per round, the backlog's drain time (from the first call to the last
  * grant) and the {@code lock()}'s wait, and the wait as a share of the drain. Every round uses a
  * fresh client and fresh paths; the leases are released after the round is measured.
  */

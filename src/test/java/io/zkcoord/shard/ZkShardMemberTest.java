@@ -258,7 +258,7 @@ class ZkShardMemberTest {
      * A member leaving (its member closed, or its member and client, or only its client) while another
      * starts, in both orders and each member in turn as the leaver (the coordinator among them): every
      * round ends balanced over the three left, each shard owned once, tokens growing, listeners
-     * alternating. Issue 27 reported balance 1.3–2.0 s late in this case; see docs/shards.md.
+     * alternating. docs/shards.md says what may delay balance here (retry delays after a failure).
      */
     @Test
     void leaveWhileAnotherStartsEndsBalanced() throws Exception {

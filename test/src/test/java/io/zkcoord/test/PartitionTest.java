@@ -75,7 +75,7 @@ class PartitionTest {
         try (Fault partition = ensemble.partition(client)) {
             client.zooKeeper().create("/during", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT,
                     (rc, path, ctx, name) -> write.complete(rc), null);
-            Thread.sleep(300); // give the request time to reach the proxy, where it is held
+            Thread.sleep(300); // the window under test: nothing may answer the held request during it
             assertFalse(write.isDone(), "held, neither answered nor refused, while the partition lasts");
         }
         assertEquals(0, write.get(30, TimeUnit.SECONDS), "the held write went through once healed");
