@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.zkcoord.ZkClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,6 +70,26 @@ abstract class CliFixture {
 
     void awaitFile(String name) {
         await(name + " written", () -> Files.exists(dir.resolve(name)));
+    }
+
+    /**
+     * Waits until a command has written a whole line to {@code name} (a shell's {@code echo x > f}
+     * creates the file before it writes, so the file can exist and still be empty) and parses it.
+     */
+    long awaitNumber(String name) {
+        Path file = dir.resolve(name);
+        await(name + " written", () -> {
+            try {
+                return Files.exists(file) && Files.readString(file).endsWith("\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try {
+            return Long.parseLong(Files.readString(file).trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Polls {@code condition} until it holds, failing after {@link #WAIT}. */

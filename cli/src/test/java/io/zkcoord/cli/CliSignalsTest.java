@@ -34,9 +34,8 @@ class CliSignalsTest extends CliFixture {
     @Test
     void sigtermToZkcoordReleasesTheLockBeforeExiting() throws Exception {
         ZkcoordProcess p = start("run", connect(), "--session-timeout", "10s", "--lock", "/review/cli/term", "--",
-                "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log; exit 143' TERM; while true; do sleep 0.05; done");
-        awaitFile("pid");
-        long commandPid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
+                "sh", "-c", "trap 'echo TERM >> log; exit 143' TERM; echo $$ > pid; while true; do sleep 0.05; done");
+        long commandPid = awaitNumber("pid");
         signal("-TERM", p.pid());
         p.exitStatus(Duration.ofSeconds(30));
         assertEquals("TERM\n", Files.readString(dir.resolve("log")), "the command got SIGTERM");
@@ -99,7 +98,7 @@ class CliSignalsTest extends CliFixture {
     void suspendedLongerThanGraceStopsTheCommand() throws Exception {
         ZkcoordProcess p = start("run", connect(), "--session-timeout", "10s", "--grace", "1s", "--lock",
                 "/review/cli/suspended", "--",
-                "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log; exit 143' TERM; while true; do sleep 0.05; done");
+                "sh", "-c", "trap 'echo TERM >> log; exit 143' TERM; echo $$ > pid; while true; do sleep 0.05; done");
         awaitFile("pid");
         server.stop();
         try {

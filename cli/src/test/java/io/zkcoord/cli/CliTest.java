@@ -53,11 +53,10 @@ class CliTest extends CliFixture {
     void secondRunWaitsThenRunsAndInspectShowsBoth() throws Exception {
         ZkcoordProcess a = start("run", connect(), "--lock", "/cli/nightly", "--", "sh", "-c",
                 "echo $ZKCOORD_FENCING_TOKEN > token-a; while [ ! -f go-a ]; do sleep 0.05; done; touch done-a");
-        awaitFile("token-a");
+        long tokenA = awaitNumber("token-a");
         ZkcoordProcess b = start("run", connect(), "--lock", "/cli/nightly", "--", "sh", "-c",
                 "test -f done-a && echo $ZKCOORD_FENCING_TOKEN > token-b");
         await("the second run queued", () -> queue("/cli/nightly").entries().size() == 2);
-        long tokenA = Long.parseLong(Files.readString(dir.resolve("token-a")).trim());
 
         ZkcoordProcess table = ZkcoordProcess.run(dir, "inspect", connect(), "/cli/nightly");
         assertEquals(0, table.exitStatus(), table.toString());
@@ -109,7 +108,7 @@ class CliTest extends CliFixture {
     @Test
     void sessionExpiredOnServerSendsSigterm() throws Exception {
         ZkcoordProcess p = start("run", connect(), "--session-timeout", "2s", "--grace", "5s", "--lock", "/cli/expiry",
-                "--", "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log; exit 143' TERM; while true; do sleep 0.05; done");
+                "--", "sh", "-c", "trap 'echo TERM >> log; exit 143' TERM; echo $$ > pid; while true; do sleep 0.05; done");
         long commandPid = expireWhileFrozen(p, "/cli/expiry");
         assertEquals(76, p.exitStatus(), p.toString());
         assertEquals("TERM\n", Files.readString(dir.resolve("log")));
@@ -123,7 +122,7 @@ class CliTest extends CliFixture {
     @Test
     void sessionExpiredOnServerSendsSigkillAfterTheGrace() throws Exception {
         ZkcoordProcess p = start("run", connect(), "--session-timeout", "2s", "--grace", "1s", "--lock", "/cli/stubborn",
-                "--", "sh", "-c", "echo $$ > pid; trap 'echo TERM >> log' TERM; while true; do sleep 0.05; done");
+                "--", "sh", "-c", "trap 'echo TERM >> log' TERM; echo $$ > pid; while true; do sleep 0.05; done");
         long commandPid = expireWhileFrozen(p, "/cli/stubborn");
         assertEquals(76, p.exitStatus(), p.toString());
         assertEquals("TERM\n", Files.readString(dir.resolve("log")), "it got SIGTERM and went on");
@@ -138,8 +137,7 @@ class CliTest extends CliFixture {
      * @return the command's pid
      */
     private long expireWhileFrozen(ZkcoordProcess p, String path) throws Exception {
-        awaitFile("pid");
-        long commandPid = Long.parseLong(Files.readString(dir.resolve("pid")).trim());
+        long commandPid = awaitNumber("pid");
         QueueSnapshot held = queue(path);
         assertEquals(1, held.holders().size(), held.toString());
         assertEquals(p.pid(), held.holders().get(0).ownerPid());

@@ -85,15 +85,43 @@ final class ZkcoordProcess {
     int exitStatus(Duration max) {
         try {
             if (!process.waitFor(max.toMillis(), TimeUnit.MILLISECONDS)) {
+                String evidence = evidenceOfAHang();
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                throw new AssertionError("zkcoord still running after " + max.toMillis() + " ms; stderr: " + err());
+                throw new AssertionError("zkcoord still running after " + max.toMillis() + " ms; stderr: " + err()
+                        + "\n" + evidence);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
         return process.exitValue();
+    }
+
+    /**
+     * What a failure report needs when zkcoord does not exit: its signal dispositions (a signal
+     * ignored since it started is never delivered) and a thread dump (SIGQUIT makes the JVM print
+     * one to its standard output, which goes to a file here).
+     */
+    private String evidenceOfAHang() throws InterruptedException {
+        StringBuilder b = new StringBuilder();
+        try {
+            Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status")).stream()
+                    .filter(line -> line.startsWith("Sig")).forEach(line -> b.append(line).append('\n'));
+        } catch (IOException | UncheckedIOException e) {
+            b.append("no /proc status: ").append(e).append('\n');
+        }
+        int before = out().length();
+        try {
+            new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid())).start().waitFor();
+        } catch (IOException e) {
+            b.append("kill -QUIT failed: ").append(e).append('\n');
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!out().substring(before).contains("JNI global refs") && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50); // polling for the thread dump, with a deadline
+        }
+        return b.append("thread dump:\n").append(out().substring(before)).toString();
     }
 
     int exitStatus() {
