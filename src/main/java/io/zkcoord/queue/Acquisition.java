@@ -8,14 +8,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,7 +111,6 @@ public final class Acquisition {
     private final QueueDirectory queue;
     /** The directories, for messages. */
     private final String dir;
-    private final String kind;
     private final QueueRule rule;
     private final QueueSessions sessions;
     private final boolean oneLook;
@@ -121,6 +118,8 @@ public final class Acquisition {
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
     /** Completes once an acquisition that ended without a grant has no node left (or stopped trying). */
     private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
+    /** Steps 2 and 3: the create line, and the search for a node whose create's reply was lost. */
+    private final CreateAttempt create;
 
     // Guarded by this.
     private State state = State.AWAITING_SESSION;
@@ -130,17 +129,6 @@ public final class Acquisition {
     private Runnable cancelSessionHook = () -> { };
     /** Stops waiting for the next session ({@link SessionWaits}); does nothing when not waiting. */
     private Runnable cancelSessionWait = () -> { };
-    /** Name prefix of the current create attempt ({@code kind-attemptId-}). */
-    private String prefix;
-    /** True once a create of the current attempt was sent and its node may exist unseen. */
-    private boolean createUnsettled;
-    /** True while the reply to the current attempt's create is awaited: that reply settles it. */
-    private boolean createInFlight;
-    /** Our place in the session's line for a create slot, and that line; null unless waiting in it. */
-    private CreateWindow.Ticket createTicket;
-    private CreateWindow createLine;
-    /** True once a thread blocks on this acquisition ({@link #waitedOn}): its creates go in the blocked turns. */
-    private boolean blockedOn;
     /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
     private SharedWatches.Subscription watching;
     /** The children watch that a read pipelined behind a create making the directory set, for a lone hold; or null. */
@@ -170,11 +158,11 @@ public final class Acquisition {
         this.queues = queues;
         this.queue = queues.first();
         this.dir = queues.toString();
-        this.kind = kind;
         this.rule = rule;
         this.sessions = QueueSessions.of(queue.services());
         this.oneLook = oneLook;
         this.data = data;
+        this.create = new CreateAttempt(queues, kind, data);
     }
 
     /**
@@ -209,10 +197,7 @@ public final class Acquisition {
      * acquireAsync()} on other paths. Never blocks.
      */
     public synchronized void waitedOn() {
-        blockedOn = true;
-        if (createTicket != null) {
-            createLine.waitedOn(createTicket);
-        }
+        create.waitedOn();
     }
 
     /**
@@ -246,7 +231,7 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 1. session
 
     private void awaitSession() {
-        leaveCreateLine();
+        create.leaveLine();
         state = State.AWAITING_SESSION;
         int s = ++step;
         // Fails at once while every server refuses the client's TLS for good (see ClientServices).
@@ -298,11 +283,9 @@ public final class Acquisition {
     private void enqueue(ZkSession live) {
         session = live;
         retries = 0; // a new session starts its retry budget afresh
-        prefix = newPrefix();
+        create.begin();
         owns = null;
         ownPaths = null;
-        createUnsettled = false;
-        createInFlight = false;
         queueWatched = false;
         lastRead = null;
         int s = step;
@@ -311,11 +294,6 @@ public final class Acquisition {
             cancelSessionHook = cancel;
             sendCreate();
         }
-    }
-
-    /** @return the name prefix of a new attempt, with a random attempt id */
-    private String newPrefix() {
-        return queues.naming().newPrefix(kind);
     }
 
     // ------------------------------------------------------------------ 2. enqueue
@@ -328,12 +306,8 @@ public final class Acquisition {
         state = State.ENQUEUEING;
         int s = ++step;
         CreateWindow line = sessions.of(session).creates();
-        CreateWindow.Ticket ticket = line.take(dir, blockedOn, () -> slotReached(s, line));
-        if (ticket == null) {
+        if (create.takeSlot(line, dir, () -> slotReached(s, line))) {
             sendCreateNow(s, line);
-        } else {
-            createTicket = ticket;
-            createLine = line;
         }
     }
 
@@ -342,49 +316,18 @@ public final class Acquisition {
         if (s != step || state.terminal()) {
             return false;
         }
-        createTicket = null;
-        createLine = null;
+        create.slotReached();
         sendCreateNow(s, line);
         return true;
-    }
-
-    /** Leaves the line for a create slot, if in it: the create will not be sent. */
-    private void leaveCreateLine() {
-        if (createTicket != null) {
-            createLine.withdraw(createTicket);
-            createTicket = null;
-            createLine = null;
-        }
     }
 
     /** Sends the create, holding a slot of {@code line} that its reply gives back. */
     private void sendCreateNow(int s, CreateWindow line) {
         ZkSession in = session;
-        String attempt = prefix;
         try {
-            // The read is pipelined behind the create: answered after it, it sees the node. The
-            // slot is given back once, by the create's reply (or here, if sending failed).
-            AtomicBoolean holding = new AtomicBoolean(true);
-            Runnable giveBack = () -> {
-                if (holding.compareAndSet(true, false)) {
-                    line.release();
-                }
-            };
-            createUnsettled = true;
-            createInFlight = true;
-            try {
-                queues.enqueue(in, attempt, data, (code, paths, czxid) -> {
-                    if (!resentInSlot(s, attempt, code, line)) {
-                        giveBack.run(); // outside this acquisition's lock: the slot may pass to another
-                        created(s, in, attempt, code, paths, czxid);
-                    }
-                }, readReply(s, false), () -> watchForLoneHold(s, in));
-            } catch (RuntimeException e) {
-                giveBack.run();
-                createUnsettled = false;
-                createInFlight = false;
-                throw e;
-            }
+            create.send(in, line, (attempt, code) -> resentInSlot(s, attempt, code, line),
+                    (attempt, code, paths, czxid) -> created(s, in, attempt, code, paths, czxid),
+                    readReply(s, false), () -> watchForLoneHold(s, in));
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
@@ -421,11 +364,11 @@ public final class Acquisition {
      * @return true if sent so (the slot is the new create's), false if the reply is {@link #created}'s
      */
     private synchronized boolean resentInSlot(int s, String attempt, Code code, CreateWindow line) {
-        if (code != Code.NODEEXISTS || s != step || state.terminal() || !attempt.equals(prefix)) {
+        if (code != Code.NODEEXISTS || s != step || state.terminal() || !create.current(attempt)) {
             return false;
         }
-        createInFlight = false;
-        createUnsettled = false;
+        create.answered(attempt);
+        create.settled();
         state = State.ENQUEUEING;
         sendCreateNow(++step, line);
         return true;
@@ -433,29 +376,22 @@ public final class Acquisition {
 
     /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
     private synchronized void created(int s, ZkSession in, String attempt, Code code, List<String> paths, long czxid) {
-        if (attempt.equals(prefix)) {
-            createInFlight = false;
-        }
+        create.answered(attempt);
         boolean current = s == step && !state.terminal();
         if (!current) {
-            CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
-            if (code == Code.OK && in.isAlive()) {
-                cleaning = queues.deleteInBackground(in, paths); // made for an attempt nobody waits for any more
-            } else if (Requests.outcomeUnknown(code) && state.terminal()) {
-                cleaning = queues.forgetAttempt(in, attempt);
-            }
-            if (state.terminal() && attempt.equals(prefix)) {
+            CompletableFuture<Void> cleaning = create.lateReply(in, attempt, code, paths, state.terminal());
+            if (state.terminal() && create.current(attempt)) {
                 cleaning.whenComplete((v, e) -> cleanedUp.complete(null));
             }
             return;
         }
         switch (code) {
             case OK:
-                createUnsettled = false;
+                create.settled();
                 adopt(paths, czxid);
                 return; // the pipelined read comes next
             case NONODE:
-                createUnsettled = false;
+                create.settled();
                 int s2 = ++step;
                 queues.createDirectories(in).whenComplete((v, failure) -> {
                     synchronized (this) {
@@ -482,12 +418,12 @@ public final class Acquisition {
                 awaitSessionEnd();
                 return;
             case NOAUTH:
-                createUnsettled = false;
+                create.settled();
                 end(State.FAILED, new NotAuthorizedException(dir, "create a node in it (needs CREATE)",
                         KeeperException.create(code, dir)));
                 return;
             default:
-                createUnsettled = false;
+                create.settled();
                 end(State.FAILED, new CoordinationException(code + " creating a node in " + dir,
                         KeeperException.create(code, dir)));
         }
@@ -514,53 +450,38 @@ public final class Acquisition {
         state = State.RECOVERING;
         int s = ++step;
         ZkSession in = session;
-        String attempt = prefix;
-        queues.syncedRead(in).thenCompose(children -> {
-            // One transaction made every node of the attempt, or none: found in one directory,
-            // found in all.
-            List<String> paths = queues.find(children, attempt);
-            if (paths.size() == queues.size()) {
-                return Requests.exists(in, paths.get(0)).thenApply(stat -> new Found(children, paths, stat));
-            }
-            if (!paths.isEmpty()) {
-                log.warn("nodes {} of attempt {} are not in every directory of {}", paths, attempt, dir);
-            }
-            return CompletableFuture.completedFuture(new Found(children, paths, null));
-        }).whenComplete((found, failure) -> {
+        create.find(in).whenComplete((found, failure) -> {
             synchronized (this) {
                 if (s != step || state.terminal()) {
                     return;
                 }
                 if (failure != null) {
                     failOrRetry(failure, this::recover);
-                } else if (found.stat == null && found.paths.isEmpty()) {
+                } else if (found.stat() == null && found.paths().isEmpty()) {
                     sendCreate(); // the lost create never happened
-                } else if (found.stat == null) {
+                } else if (found.stat() == null) {
                     // Made, but a node of it went since (deleted by hand): the attempt is void.
                     // Delete what is left (sent first: it lands before the new create) and start
                     // a fresh attempt, whose id no leftover can carry.
-                    queues.deleteInBackground(in, found.paths);
-                    prefix = newPrefix();
+                    queues.deleteInBackground(in, found.paths());
+                    create.renew();
                     sendCreate();
-                } else if (found.stat.getEphemeralOwner() != in.id()) {
-                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths,
-                            Long.toHexString(found.stat.getEphemeralOwner()));
+                } else if (found.stat().getEphemeralOwner() != in.id()) {
+                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths(),
+                            Long.toHexString(found.stat().getEphemeralOwner()));
                     sendCreate();
                 } else {
-                    log.info("recovered node {} after a lost create reply", found.paths);
-                    createUnsettled = false;
-                    adopt(found.paths, found.stat.getCzxid());
+                    log.info("recovered node {} after a lost create reply", found.paths());
+                    create.settled();
+                    adopt(found.paths(), found.stat().getCzxid());
                     if (queue.guard() != null) {
                         readQueue(); // the directory's settings are checked on a read that shows its czxid
                     } else {
-                        decide(found.children);
+                        decide(found.children());
                     }
                 }
             }
         });
-    }
-
-    private record Found(List<List<String>> children, List<String> paths, Stat stat) {
     }
 
     // ------------------------------------------------------------------ 4. decide
@@ -843,7 +764,7 @@ public final class Acquisition {
         }
         owns = null;
         ownPaths = null;
-        createUnsettled = false;
+        create.settled();
         dropWatch(); // the watch went with the session
         awaitSession(); // fails with IllegalStateException if the client closed
     }
@@ -864,18 +785,16 @@ public final class Acquisition {
         cancelSessionHook.run();
         cancelSessionWait.run();
         cancelSessionWait = () -> { };
-        leaveCreateLine();
+        create.leaveLine();
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
             if (ownPaths != null) {
                 cleaning = queues.leave(session, ownPaths, lastRead);
-            } else if (createUnsettled && !createInFlight) {
-                // Not waiting for a create's reply (that reply deletes its node): a create whose
-                // reply was lost may have made a node; find it by its attempt id.
-                cleaning = queues.forgetAttempt(session, prefix);
-            } else if (createInFlight) {
-                cleaning = null; // the create's reply deletes its node and completes cleanedUp
+            } else {
+                // A create whose reply was lost may have made a node: found by its attempt id. A
+                // create still in flight: its reply deletes its node and completes cleanedUp (null).
+                cleaning = create.leftBehind(session);
             }
         }
         if (cleaning != null) {
@@ -937,6 +856,6 @@ public final class Acquisition {
 
     @Override
     public synchronized String toString() {
-        return "Acquisition[" + dir + ", " + kind + ", " + state + (ownPaths == null ? "" : ", " + ownPaths) + "]";
+        return "Acquisition[" + dir + ", " + create.kind() + ", " + state + (ownPaths == null ? "" : ", " + ownPaths) + "]";
     }
 }
