@@ -120,6 +120,8 @@ public final class Acquisition {
     private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
     /** Steps 2 and 3: the create line, and the search for a node whose create's reply was lost. */
     private final CreateAttempt create;
+    /** Step 4: the reads of the queues, and what the rule decides on them. */
+    private final QueueReads reads;
 
     // Guarded by this.
     private State state = State.AWAITING_SESSION;
@@ -134,20 +136,7 @@ public final class Acquisition {
     /** The children watch that a read pipelined behind a create making the directory set, for a lone hold; or null. */
     private LoneHolds.Watch loneWatch;
     /** Our nodes, one per directory in the set's order, once known; null before. */
-    private List<String> ownPaths;
-    private List<QueueNode> owns;
-    private long czxid;
-    /** True if the reply being decided on came from a read that armed a watch of the queue. */
-    private boolean queueWatched;
-    /**
-     * True when the read that grants lists nodes behind ours: one of them may have seen ours
-     * waiting and watch it, so a rule that {@link QueueRule#announcesPromotion() announces
-     * promotions} must tell it. (A node created after that read reads a queue in which ours holds.)
-     */
-    private boolean successorMayWatch;
-    /** The children of the last read decided on, and the directories a release may remove by it. */
-    private List<List<String>> lastRead;
-    private List<String> removableDirs = List.of();
+    private OwnNodes own;
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -163,6 +152,7 @@ public final class Acquisition {
         this.oneLook = oneLook;
         this.data = data;
         this.create = new CreateAttempt(queues, kind, data);
+        this.reads = new QueueReads(queues, rule);
     }
 
     /**
@@ -284,10 +274,8 @@ public final class Acquisition {
         session = live;
         retries = 0; // a new session starts its retry budget afresh
         create.begin();
-        owns = null;
-        ownPaths = null;
-        queueWatched = false;
-        lastRead = null;
+        own = null;
+        reads.forget();
         int s = step;
         Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
@@ -388,7 +376,7 @@ public final class Acquisition {
         switch (code) {
             case OK:
                 create.settled();
-                adopt(paths, czxid);
+                own = OwnNodes.of(paths, czxid);
                 return; // the pipelined read comes next
             case NONODE:
                 create.settled();
@@ -429,17 +417,6 @@ public final class Acquisition {
         }
     }
 
-    private void adopt(List<String> paths, long czxid) {
-        List<QueueNode> nodes = new java.util.ArrayList<>(paths.size());
-        for (String path : paths) {
-            nodes.add(QueueNode.parse(path.substring(path.lastIndexOf('/') + 1))
-                    .orElseThrow(() -> new IllegalStateException("unexpected node name " + path)));
-        }
-        ownPaths = List.copyOf(paths);
-        owns = List.copyOf(nodes);
-        this.czxid = czxid;
-    }
-
     // ------------------------------------------------------------------ 3. recover a lost create reply
 
     private void recover() {
@@ -473,7 +450,7 @@ public final class Acquisition {
                 } else {
                     log.info("recovered node {} after a lost create reply", found.paths());
                     create.settled();
-                    adopt(found.paths(), found.stat().getCzxid());
+                    own = OwnNodes.of(found.paths(), found.stat().getCzxid());
                     if (queue.guard() != null) {
                         readQueue(); // the directory's settings are checked on a read that shows its czxid
                     } else {
@@ -488,29 +465,14 @@ public final class Acquisition {
 
     private void readQueue() {
         dropWatch();
-        queueWatched = false;
+        reads.disarm();
         state = State.READING;
         int s = ++step;
         try {
-            readChildren(session, null, s, false);
+            reads.read(session, null, readReply(s, false));
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot read " + dir + ": " + e.getMessage(), e));
         }
-    }
-
-    /**
-     * Reads every queue ({@code getChildren}, or one {@code multi} of them), with the watcher of
-     * {@code watch} if not null; with the directory's stat when the directory has a guard (its
-     * czxid tells whether it is the one validated).
-     */
-    private void readChildren(ZkSession in, SharedWatches.Subscription watch, int s, boolean armsQueueWatch) {
-        QueueSet.ReadReply reply = readReply(s, armsQueueWatch);
-        queues.read(in, watch == null ? null : watch.watcher(), queue.guard() != null, (code, children, dirCzxid) -> {
-            if (watch != null) {
-                watch.answered(code);
-            }
-            reply.read(code, children, dirCzxid);
-        });
     }
 
     private QueueSet.ReadReply readReply(int s, boolean armsQueueWatch) {
@@ -522,12 +484,12 @@ public final class Acquisition {
 
     private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, Code code) {
         if (armsQueueWatch && s == step && !state.terminal() && code == Code.OK) {
-            queueWatched = true;
+            reads.armed();
         }
     }
 
     private synchronized void read(int s, Code code, List<List<String>> children, long dirCzxid) {
-        if (s != step || state.terminal() || owns == null) {
+        if (s != step || state.terminal() || own == null) {
             return; // stale, or the pipelined read of a create that failed
         }
         switch (code) {
@@ -535,7 +497,7 @@ public final class Acquisition {
                 QueueDirectory.DirectoryGuard guard = queue.guard();
                 // A directory whose czxid is our node's was made in our create's transaction, with
                 // this recipe's own settings: nothing to validate.
-                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != czxid) {
+                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != own.czxid()) {
                     validateThenDecide(guard, children);
                 } else {
                     decide(children);
@@ -563,8 +525,7 @@ public final class Acquisition {
     private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<List<String>> children) {
         // A watch the read armed belongs to the step this validation ends: read (and arm) again
         // after it rather than wait on a watch whose events would be taken for stale.
-        boolean armed = queueWatched;
-        queueWatched = false;
+        boolean armed = reads.takeArmed();
         state = State.READING;
         int s = ++step;
         guard.validate(session).whenComplete((v, failure) -> {
@@ -586,20 +547,10 @@ public final class Acquisition {
     private void decide(List<List<String>> children) {
         retries = 0;
         looked = true;
-        boolean armed = queueWatched; // true only for the read that armed a watch of the queue
-        queueWatched = false;
-        List<List<QueueNode>> queuesNow = new java.util.ArrayList<>(children.size());
-        children.forEach(c -> queuesNow.add(queues.naming().queue(c)));
-        EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
+        boolean armed = reads.takeArmed(); // true only for the read that armed a watch of the queue
+        EveryQueue.Answer answer = reads.decide(children, own);
         Turn turn = answer.turn();
-        lastRead = children;
         if (turn instanceof Turn.Held) {
-            removableDirs = queues.removable(children, ownPaths, null);
-            // A node behind ours may have read the queue while ours still waited, and watch it:
-            // tell it (if the rule asks) unless ours is the last node of this very read.
-            List<QueueNode> firstQueue = queuesNow.get(0);
-            int position = QueueRule.positionOf(firstQueue, owns.get(0));
-            successorMayWatch = position >= 0 && position < firstQueue.size() - 1;
             grant();
         } else if (turn instanceof Turn.Watch watch) {
             if (oneLook) {
@@ -618,12 +569,11 @@ public final class Acquisition {
         } else {
             // Our node is gone (deleted by hand, or its session ended unseen): queue again, after
             // deleting the nodes of this attempt that other directories may still hold.
-            log.info("node {} left the queue while waiting; queueing again", ownPaths.get(answer.queue()));
-            if (ownPaths.size() > 1 && session.isAlive()) {
-                queues.deleteInBackground(session, ownPaths);
+            log.info("node {} left the queue while waiting; queueing again", own.paths().get(answer.queue()));
+            if (own.paths().size() > 1 && session.isAlive()) {
+                queues.deleteInBackground(session, own.paths());
             }
-            owns = null;
-            ownPaths = null;
+            own = null;
             cancelSessionHook.run();
             awaitSession();
         }
@@ -681,8 +631,7 @@ public final class Acquisition {
         }
         watching = null; // a watch fires once, and told us it left
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
-            successorMayWatch = true; // not read: assume one (only rules that announce care)
-            removableDirs = lastRead == null ? List.of() : queues.removable(lastRead, ownPaths, event.getPath());
+            reads.heldWhenGone(event.getPath(), own);
             grant();
         } else {
             readQueue();
@@ -702,7 +651,7 @@ public final class Acquisition {
                 .watch(SharedWatches.Kind.CHILDREN, queue.path(), event -> queueChanged(s, event));
         watching = sub;
         try {
-            readChildren(session, sub, s, true);
+            reads.read(session, sub, readReply(s, true));
         } catch (RuntimeException e) {
             sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + dir + ": " + e.getMessage(), e));
@@ -743,18 +692,19 @@ public final class Acquisition {
         cancelSessionHook.run();
         LoneHolds.Watch lone = loneWatch;
         loneWatch = null;
+        List<String> removableDirs = reads.removableDirs();
         if (!removableDirs.isEmpty() && queues.size() == 1) {
             // Its release may remove the directory: it keeps the children watch its granting read
             // set, if any, to learn of anyone queueing meanwhile (LoneHolds).
-            sessions.of(session).loneHolds().held(ownPaths.get(0), czxid, lone);
+            sessions.of(session).loneHolds().held(own.paths().get(0), own.czxid(), lone);
         } else if (lone != null) {
             lone.cancel();
         }
         dropWatch(); // a watch of the queue that the granting read armed
-        if (successorMayWatch && rule.announcesPromotion()) {
-            queue.announceInBackground(session, ownPaths.get(0), data);
+        if (reads.successorMayWatch() && rule.announcesPromotion()) {
+            queue.announceInBackground(session, own.paths().get(0), data);
         }
-        result.complete(new Grant(session, ownPaths, owns.get(0), czxid, removableDirs));
+        result.complete(new Grant(session, own.paths(), own.first(), own.czxid(), removableDirs));
     }
 
     /** Session-end hook: the node went with the session; queue again in the next. */
@@ -762,8 +712,7 @@ public final class Acquisition {
         if (state.terminal() || session != ended) {
             return;
         }
-        owns = null;
-        ownPaths = null;
+        own = null;
         create.settled();
         dropWatch(); // the watch went with the session
         awaitSession(); // fails with IllegalStateException if the client closed
@@ -789,8 +738,8 @@ public final class Acquisition {
         dropWatch();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
-            if (ownPaths != null) {
-                cleaning = queues.leave(session, ownPaths, lastRead);
+            if (own != null) {
+                cleaning = queues.leave(session, own.paths(), reads.lastRead());
             } else {
                 // A create whose reply was lost may have made a node: found by its attempt id. A
                 // create still in flight: its reply deletes its node and completes cleanedUp (null).
@@ -856,6 +805,6 @@ public final class Acquisition {
 
     @Override
     public synchronized String toString() {
-        return "Acquisition[" + dir + ", " + create.kind() + ", " + state + (ownPaths == null ? "" : ", " + ownPaths) + "]";
+        return "Acquisition[" + dir + ", " + create.kind() + ", " + state + (own == null ? "" : ", " + own.paths()) + "]";
     }
 }
