@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
@@ -58,6 +56,15 @@ import org.slf4j.LoggerFactory;
  * next session (from step 1). A passing failure (connection loss) repeats the step after the
  * retry policy's delay; when the policy gives up the acquisition fails with {@link
  * CoordinationException}. A closed client fails it with {@link IllegalStateException}.
+ *
+ * <p>This class is the state machine: every transition, and what every reply means, is here, in
+ * the order of the steps. Three steps keep their requests and their bookkeeping in a class of
+ * their own, owned by the acquisition and used under its monitor only: {@link CreateAttempt}
+ * (steps 2 and 3: the attempt id, the create slot, whether a create may have made a node unseen,
+ * the search by attempt id), {@link QueueReads} (step 4: the reads, the rule's answer over every
+ * queue, what a grant takes from its read) and {@link Watching} (step 5: the watch waited on, and
+ * a lone hold's watch of its directory). Its own nodes, once known, are one value ({@link
+ * OwnNodes}).
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -122,6 +129,8 @@ public final class Acquisition {
     private final CreateAttempt create;
     /** Step 4: the reads of the queues, and what the rule decides on them. */
     private final QueueReads reads;
+    /** Step 5: the watch waited on, and a lone hold's watch of its directory. */
+    private final Watching watching;
 
     // Guarded by this.
     private State state = State.AWAITING_SESSION;
@@ -131,10 +140,6 @@ public final class Acquisition {
     private Runnable cancelSessionHook = () -> { };
     /** Stops waiting for the next session ({@link SessionWaits}); does nothing when not waiting. */
     private Runnable cancelSessionWait = () -> { };
-    /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
-    private SharedWatches.Subscription watching;
-    /** The children watch that a read pipelined behind a create making the directory set, for a lone hold; or null. */
-    private LoneHolds.Watch loneWatch;
     /** Our nodes, one per directory in the set's order, once known; null before. */
     private OwnNodes own;
     /** True once the rule has answered at least once. */
@@ -153,6 +158,7 @@ public final class Acquisition {
         this.data = data;
         this.create = new CreateAttempt(queues, kind, data);
         this.reads = new QueueReads(queues, rule);
+        this.watching = new Watching(sessions);
     }
 
     /**
@@ -331,16 +337,7 @@ public final class Acquisition {
         if (s != step || state.terminal() || in != session) {
             return null;
         }
-        dropLoneWatch();
-        loneWatch = sessions.of(in).loneHolds().watch(queue.path());
-        return loneWatch;
-    }
-
-    private void dropLoneWatch() {
-        if (loneWatch != null) {
-            loneWatch.cancel();
-            loneWatch = null;
-        }
+        return watching.lone(in, queue.path());
     }
 
     /**
@@ -464,7 +461,7 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 4. decide
 
     private void readQueue() {
-        dropWatch();
+        watching.drop();
         reads.disarm();
         state = State.READING;
         int s = ++step;
@@ -582,21 +579,15 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 5. watch
 
     private void watch(String watchedDir, Turn.Watch watch) {
-        dropWatch();
+        watching.drop();
         state = State.WATCHING;
         int s = ++step;
         String watched = watchedDir + "/" + watch.node().name();
         boolean heldWhenGone = watch.heldWhenGone();
-        SharedWatches.Subscription sub = sessions.of(session).watches()
-                .watch(SharedWatches.Kind.DATA, watched, event -> watchFired(s, event, heldWhenGone));
-        watching = sub;
         try {
-            session.zooKeeper().getData(watched, sub.watcher(), (rc, path, ctx, bytes, stat) -> {
-                sub.answered(Code.get(rc));
-                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0, watched);
-            }, null);
+            watching.node(session, watched, event -> watchFired(s, event, heldWhenGone),
+                    (code, promoted) -> watchSet(s, code, promoted, watched));
         } catch (RuntimeException e) {
-            sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
         }
     }
@@ -629,7 +620,7 @@ public final class Acquisition {
         if (s != step || state.terminal() || event.getType() == Watcher.Event.EventType.None) {
             return; // connection events: the client's state machine decides what they mean
         }
-        watching = null; // a watch fires once, and told us it left
+        watching.fired(); // a watch fires once, and told us it left
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
             reads.heldWhenGone(event.getPath(), own);
             grant();
@@ -644,12 +635,10 @@ public final class Acquisition {
      * it. Costs one request beyond the read that led here, only for the waiter the rule gives it to.
      */
     private void watchQueue() {
-        dropWatch();
+        watching.drop();
         state = State.READING;
         int s = ++step;
-        SharedWatches.Subscription sub = sessions.of(session).watches()
-                .watch(SharedWatches.Kind.CHILDREN, queue.path(), event -> queueChanged(s, event));
-        watching = sub;
+        SharedWatches.Subscription sub = watching.queue(session, queue.path(), event -> queueChanged(s, event));
         try {
             reads.read(session, sub, readReply(s, true));
         } catch (RuntimeException e) {
@@ -665,20 +654,6 @@ public final class Acquisition {
         readQueue();
     }
 
-    /**
-     * Stops waiting for the watch, if any. Nothing is sent: the session's one watcher of that node
-     * stays with ZooKeeper's client until the node changes, shared with whoever else waits on it,
-     * and the next wait on the node passes the same watcher ({@link SharedWatches}: why no {@code
-     * removeWatches}).
-     */
-    private void dropWatch() {
-        if (watching != null) {
-            watching.cancel();
-            watching = null;
-        }
-        dropLoneWatch();
-    }
-
     // ------------------------------------------------------------------ 6. grant, and the ends
 
     private void grant() {
@@ -690,8 +665,7 @@ public final class Acquisition {
         ++step;
         queues.left();
         cancelSessionHook.run();
-        LoneHolds.Watch lone = loneWatch;
-        loneWatch = null;
+        LoneHolds.Watch lone = watching.takeLone();
         List<String> removableDirs = reads.removableDirs();
         if (!removableDirs.isEmpty() && queues.size() == 1) {
             // Its release may remove the directory: it keeps the children watch its granting read
@@ -700,7 +674,7 @@ public final class Acquisition {
         } else if (lone != null) {
             lone.cancel();
         }
-        dropWatch(); // a watch of the queue that the granting read armed
+        watching.drop(); // a watch of the queue that the granting read armed
         if (reads.successorMayWatch() && rule.announcesPromotion()) {
             queue.announceInBackground(session, own.paths().get(0), data);
         }
@@ -714,7 +688,7 @@ public final class Acquisition {
         }
         own = null;
         create.settled();
-        dropWatch(); // the watch went with the session
+        watching.drop(); // the watch went with the session
         awaitSession(); // fails with IllegalStateException if the client closed
     }
 
@@ -735,7 +709,7 @@ public final class Acquisition {
         cancelSessionWait.run();
         cancelSessionWait = () -> { };
         create.leaveLine();
-        dropWatch();
+        watching.drop();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
             if (own != null) {
