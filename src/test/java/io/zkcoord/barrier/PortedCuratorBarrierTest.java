@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.TestingServer;
@@ -36,6 +38,8 @@ class PortedCuratorBarrierTest {
     private static final Duration LONG = Duration.ofSeconds(30);
 
     private static TestingServer server;
+    /** Threads for the members or count-downs that must run at once (one each: they wait for each other). */
+    private static final ExecutorService pool = Executors.newCachedThreadPool();
     private static FourLetterWords flw;
 
     @BeforeAll
@@ -47,6 +51,7 @@ class PortedCuratorBarrierTest {
 
     @AfterAll
     static void stopServer() throws Exception {
+        pool.shutdownNow();
         server.close();
     }
 
@@ -180,7 +185,7 @@ class PortedCuratorBarrierTest {
                 } catch (InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
-            }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+            }, pool));
         }
         for (CompletableFuture<Void> r : runs) {
             r.get(90, TimeUnit.SECONDS);
@@ -211,7 +216,7 @@ class PortedCuratorBarrierTest {
                     } catch (InterruptedException e) {
                         throw new IllegalStateException(e);
                     }
-                }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+                }, pool));
             }
             go.countDown();
             for (CompletableFuture<Boolean> r : runs) {

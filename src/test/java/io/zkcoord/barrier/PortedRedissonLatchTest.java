@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -29,6 +31,8 @@ class PortedRedissonLatchTest {
     private static final Duration LONG = Duration.ofSeconds(30);
 
     private static TestingServer server;
+    /** Threads for the members or count-downs that must run at once (one each: they wait for each other). */
+    private static final ExecutorService pool = Executors.newCachedThreadPool();
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -37,6 +41,7 @@ class PortedRedissonLatchTest {
 
     @AfterAll
     static void stopServer() throws Exception {
+        pool.shutdownNow();
         server.close();
     }
 
@@ -99,7 +104,7 @@ class PortedRedissonLatchTest {
                         throw new IllegalStateException(e);
                     }
                     latch.countDown();
-                }, java.util.concurrent.Executors.newSingleThreadExecutor()));
+                }, pool));
             }
             go.countDown();
             for (CompletableFuture<Void> f : counts) {
