@@ -68,7 +68,7 @@ class PortedCuratorValueTest {
         }
     }
 
-    /** testSimpleVersioned: versions 0, 1, 2, 3; a wrong version is refused, and so is one the server moved past. */
+    /** testSimpleVersioned: versions 0, 1, 2, 3; a wrong value or version is refused, and so is one the server moved past. */
     @Test
     void sharedCountSimpleVersioned() throws Exception {
         try (ZkClient c = client(); ZkSharedValue<Integer> count = ZkSharedValue.ofInt(c, "/ported/count/versioned", 0)) {
@@ -84,9 +84,8 @@ class PortedCuratorValueTest {
             assertTrue(count.trySet(current, 10));
             current = count.get();
             assertEquals(new Versioned<>(10, 3), current);
+            assertFalse(count.trySet(new Versioned<>(20, 3), 7), "wrong value");
             assertFalse(count.trySet(new Versioned<>(10, 10), 7), "wrong version");
-            // Curator also refuses (3, 20): the right version with a value it never had. Ours guards by
-            // version only (the version names the value), so that case is not ported.
             c.zooKeeper().setData("/ported/count/versioned", ByteBuffer.allocate(4).putInt(88).array(), -1);
             assertFalse(count.trySet(current, 234), "the server moved past the version seen");
             Await.until("the server's change is seen", LONG, () -> count.get().value() == 88);
