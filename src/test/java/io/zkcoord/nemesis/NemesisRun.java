@@ -172,7 +172,8 @@ final class NemesisRun {
                 for (String w : config.workloads()) {
                     for (String register : registers(w)) {
                         byte[] data = observer.getData(register, false, null);
-                        log.record(w, "final", "register", register, 0, 0, new String(data, StandardCharsets.UTF_8));
+                        log.record(w, "final", "register", register, 0, 0, w.equals("counter")
+                                ? CounterWorkload.registerText(data) : new String(data, StandardCharsets.UTF_8));
                     }
                 }
             } finally {
@@ -203,7 +204,10 @@ final class NemesisRun {
         for (String w : workloads) {
             createIfMissing(zk, BASE + "/" + w, new byte[0]);
             for (String register : registers(w)) {
-                createIfMissing(zk, register, Register.initial());
+                createIfMissing(zk, register, w.equals("counter") ? CounterWorkload.initial() : Register.initial());
+            }
+            if (w.equals("counter")) {
+                continue; // no lock: its node's only children are the writers' ephemeral markers
             }
             // the recipes create their directories (a semaphore's carries its permit count)
             if (w.equals("shards")) {
@@ -239,6 +243,9 @@ final class NemesisRun {
         if (w.equals("shards")) {
             return java.util.stream.IntStream.range(0, ShardWorkload.SHARDS)
                     .mapToObj(k -> ShardWorkload.register(BASE + "/shards", k)).toList();
+        }
+        if (w.equals("counter")) {
+            return List.of(BASE + "/counter/" + CounterWorkload.NODE);
         }
         if (w.equals("entity")) {
             return java.util.stream.IntStream.range(0, EntityWorkload.KEYS).mapToObj(i -> BASE + "/entity/register-" + i)
@@ -277,7 +284,8 @@ final class NemesisRun {
             List<History.Event> events = History.read(files);
             for (String w : checked(workloads)) {
                 boolean granted = events.stream().anyMatch(e -> e.workload().equals(w) && e.time() > since
-                        && (e.is("ok", "acquire") || e.is("event", "elected")));
+                        && (e.is("ok", "acquire") || e.is("event", "elected")
+                                || (w.equals("counter") && e.is("ok", "write"))));
                 if (!granted) {
                     return false;
                 }
