@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -85,6 +86,10 @@ final class SubtreeSync {
     /** While a load is in flight: the paths whose events came meanwhile, in order; null otherwise. */
     private List<String> heldBack;
     private boolean initialized;
+    /** Loads read nodes' data in batches; off for good once a connection loss cut a batch. */
+    private boolean batchReads = true;
+    /** Set if a connection loss cut a batch of the latest load (the loader itself is not kept: it holds what it read). */
+    private AtomicBoolean lastLoadCut = new AtomicBoolean();
 
     /**
      * {@code WatcherType.PersistentRecursive}, new in ZooKeeper 3.9 (removing one persistent
@@ -229,7 +234,14 @@ final class SubtreeSync {
             }
         }
         heldBack = new ArrayList<>();
-        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, name,
+        if (batchReads && lastLoadCut.get()) {
+            batchReads = false;
+            log.warn("{}: a connection loss cut a batched read of the load (a reply over the client's jute.maxbuffer"
+                    + " drops the connection, and the sizes of nodes not read yet are guesses); this cache reads one"
+                    + " node per request from now on", name);
+        }
+        lastLoadCut = new AtomicBoolean();
+        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, batchReads, lastLoadCut, name,
                 (nodes, failure) -> steps.execute(() -> loaded(gen, nodes, failure))).start();
     }
 
