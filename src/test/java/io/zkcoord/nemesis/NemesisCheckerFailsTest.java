@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Timeout;
  *   <li>{@code unlocked}: no lock at all and blind writes: holds overlap and increments are lost, faults or not;</li>
  *   <li>{@code unfenced}: a real {@link io.zkcoord.lock.ZkMutex}, but the register is written through a second
  *       client with a long session and no token compare: the holder paused (SIGSTOP) past its session writes
- *       over its successor when resumed, and the checker must see the stale write accepted.</li>
+ *       over its successor when resumed, and the checker must see the stale write accepted;</li>
+ *   <li>{@code naivecache}: {@link NaiveCache}, a cache that never reloads: a process paused past its session
+ *       loses its watch and sees no later change, so its cache must end unlike the tree.</li>
  * </ul>
  * The schedule pauses client processes only (mostly the unfenced lock's holder).
  */
@@ -22,7 +24,7 @@ class NemesisCheckerFailsTest {
     @Test
     @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
     void unlockedAndUnfencedWorkloadsAreReported() throws Exception {
-        NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced"),
+        NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced", "naivecache"),
                 List.of(Faults.Kind.PAUSE_CLIENT), Duration.ofSeconds(25), NemesisTest.seed(),
                 NemesisTest.SESSION, NemesisTest.outDir());
         NemesisRun.Outcome outcome = NemesisRun.run(config);
@@ -35,6 +37,9 @@ class NemesisCheckerFailsTest {
                 "unlocked blind writes lost nothing?\n" + outcome.table());
         assertTrue(violations.stream().anyMatch(v -> v.workload().equals("unfenced")
                 && v.rule().equals("stale write accepted")), "no stale write of a paused holder seen:\n"
+                + outcome.table());
+        assertTrue(violations.stream().anyMatch(v -> v.workload().equals("naivecache")
+                && v.rule().equals("cache differs")), "the naive cache, which never reloads, ended equal to the tree?\n"
                 + outcome.table());
         assertTrue(violations.stream().noneMatch(v -> v.workload().equals("unfenced")
                 && v.rule().equals("overlapping holds")), "the lock itself held:\n" + outcome.table());
