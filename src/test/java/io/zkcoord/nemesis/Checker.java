@@ -32,8 +32,8 @@ import java.util.TreeMap;
  *       the accepted plus the unknown ones (an {@code info} answer, or a write invoked by a process that never
  *       recorded its answer: killed in between).</li>
  *   <li><b>Caches.</b> A cache never shows a node's value older than one it showed before: per process and path,
- *       the {@code mzxid} of each {@code event seen} {@code created} or {@code changed} exceeds the last one shown
- *       ({@code stale value shown}). Each cache's dump after the writes ended ({@code event cache-node}) equals the
+ *       the {@code mzxid} of each {@code event seen} {@code created} or {@code changed} is not below the last one
+ *       shown ({@code stale value shown}), nor equal to it (an invented change: {@code change shown twice}). Each cache's dump after the writes ended ({@code event cache-node}) equals the
  *       tree the nemesis read then ({@code final cache-node}), node for node: path, {@code czxid}, {@code mzxid},
  *       version, data ({@code cache differs}).</li>
  *   <li><b>Liveness.</b> After the final heal, every workload is granted again; every client process exits
@@ -403,9 +403,12 @@ final class Checker {
                     continue;
                 }
                 Long before = lastShown.put(who + " " + e.path(), e.token());
-                if (before != null && e.token() <= before) {
+                if (before != null && e.token() < before) {
                     violations.add(new Violation(e.workload(), "stale value shown", e.time(), e.process() + " showed "
                             + e.path() + " at mzxid " + e.token() + " after mzxid " + before + ": " + e.value()));
+                } else if (before != null && e.token() == before) {
+                    violations.add(new Violation(e.workload(), "change shown twice", e.time(), e.process() + " showed "
+                            + e.path() + " at mzxid " + e.token() + " again: " + e.value()));
                 }
             } else if (e.is("event", "cache-node")) {
                 dumps.computeIfAbsent(who, k -> new TreeMap<>()).put(e.path(), e.value());

@@ -212,12 +212,13 @@ class CheckerTest {
         assertEquals(List.of(), rules());
     }
 
-    /** A cache that showed a node's value, then an older one. */
+    /** A cache that showed a node's value, then an older one; then the same one again. */
     @Test
     void aCacheGoingBackIsCaught() {
         seen(10, "c1.0", "/t/a", 9, "created");
         seen(20, "c1.0", "/t/a", 7, "changed");
-        assertEquals(List.of("stale value shown"), rules());
+        seen(30, "c1.0", "/t/a", 7, "changed");
+        assertEquals(List.of("stale value shown", "change shown twice"), rules());
     }
 
     /** A cache that ended with an old value of one node and without another: one violation naming both. */
