@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.ToIntFunction;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
@@ -37,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Batches and {@code jute.maxbuffer}.</b> A {@code multi}'s one reply holds the data of every
  * node it reads, and the client drops its connection on a reply longer than its {@code
  * jute.maxbuffer}. A batch therefore stops at {@link #BUDGET_SHARE} of the client's limit, counting
- * for each node the largest data this load has met so far (at least {@link #GUESS_BYTES}) plus the
- * stat. The sizes of nodes not read yet are guesses: if a connection loss cuts a batch, the flag
- * given to the constructor says so, and the cache reads one node per request from then on.
+ * each node by the size of the data the cache already holds for it (a reload), or else by the largest
+ * data this load has met so far (at least {@link #GUESS_BYTES}), plus the stat. Sizes are guesses
+ * (a node may have grown since): if a connection loss cuts a batch, the flag given to the constructor
+ * says so, and the cache's next load reads one node per request.
  *
  * <p>Used once: {@link #start()} once, from any thread; the replies run on ZooKeeper's event thread.
  * Thread-safe.
@@ -71,6 +73,7 @@ final class SubtreeLoader {
     private final boolean cacheData;
     /** The expected bytes of a batch's reply at most; 0: one node per request. */
     private final int batchBudget;
+    private final ToIntFunction<String> heldSize;
     private final String cacheName;
     /** Told once: the nodes read, by path, parents first; or the failure. */
     private final BiConsumer<Map<String, HeldNode>, KeeperException> done;
@@ -92,15 +95,18 @@ final class SubtreeLoader {
     /**
      * @param batch whether nodes' data may be read in batches (only with {@code cacheData}: a batch
      *     reads data)
+     * @param heldSize the data size the cache holds for a path, or -1 if it holds none
      * @param cutWhileBatching set if a connection loss fails a batch
      */
     SubtreeLoader(ZooKeeper zk, String top, int maxDepth, boolean cacheData, boolean batch,
-            AtomicBoolean cutWhileBatching, String cacheName, BiConsumer<Map<String, HeldNode>, KeeperException> done) {
+            ToIntFunction<String> heldSize, AtomicBoolean cutWhileBatching, String cacheName,
+            BiConsumer<Map<String, HeldNode>, KeeperException> done) {
         this.zk = zk;
         this.top = top;
         this.maxDepth = maxDepth;
         this.cacheData = cacheData;
         this.batchBudget = batch && cacheData ? maxBuffer(zk) / BUDGET_SHARE : 0;
+        this.heldSize = heldSize;
         this.cutWhileBatching = cutWhileBatching;
         this.cacheName = cacheName;
         this.done = done;
@@ -149,14 +155,23 @@ final class SubtreeLoader {
         if (batchBudget == 0) {
             return batch;
         }
-        long each = Math.max(largestData, GUESS_BYTES) + RESULT_OVERHEAD;
-        long expected = each;
-        while (!toRead.isEmpty() && batch.size() < MAX_BATCH && inFlight + batch.size() < WINDOW
-                && expected + each <= batchBudget) {
+        long guess = Math.max(largestData, GUESS_BYTES);
+        long expected = expectedBytes(batch.get(0), guess);
+        while (!toRead.isEmpty() && batch.size() < MAX_BATCH && inFlight + batch.size() < WINDOW) {
+            long next = expectedBytes(toRead.peek(), guess);
+            if (expected + next > batchBudget) {
+                break;
+            }
             batch.add(toRead.poll());
-            expected += each;
+            expected += next;
         }
         return batch;
+    }
+
+    /** @return the bytes {@code p}'s result is expected to take in a batch's reply */
+    private long expectedBytes(Pending p, long guess) {
+        int held = heldSize.applyAsInt(p.path());
+        return (held >= 0 ? held : guess) + RESULT_OVERHEAD;
     }
 
     private void readBatch(List<Pending> batch) {

@@ -86,8 +86,11 @@ final class SubtreeSync {
     /** While a load is in flight: the paths whose events came meanwhile, in order; null otherwise. */
     private List<String> heldBack;
     private boolean initialized;
-    /** Loads read nodes' data in batches; off for good once a connection loss cut a batch. */
-    private boolean batchReads = true;
+    /**
+     * Loads read one node per request: set when a connection loss cut a batch, until a load completes
+     * (after which the cache knows the size of every node it holds and budgets batches by it).
+     */
+    private boolean singleReads;
     /** Set if a connection loss cut a batch of the latest load (the loader itself is not kept: it holds what it read). */
     private AtomicBoolean lastLoadCut = new AtomicBoolean();
 
@@ -234,15 +237,15 @@ final class SubtreeSync {
             }
         }
         heldBack = new ArrayList<>();
-        if (batchReads && lastLoadCut.get()) {
-            batchReads = false;
+        if (lastLoadCut.get() && !singleReads) {
+            singleReads = true;
             log.warn("{}: a connection loss cut a batched read of the load (a reply over the client's jute.maxbuffer"
-                    + " drops the connection, and the sizes of nodes not read yet are guesses); this cache reads one"
-                    + " node per request from now on", name);
+                    + " drops the connection, and the sizes of nodes not read yet are guesses); loading again one node"
+                    + " per request", name);
         }
         lastLoadCut = new AtomicBoolean();
-        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, batchReads, lastLoadCut, name,
-                (nodes, failure) -> steps.execute(() -> loaded(gen, nodes, failure))).start();
+        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, !singleReads, this::heldSize, lastLoadCut,
+                name, (nodes, failure) -> steps.execute(() -> loaded(gen, nodes, failure))).start();
     }
 
     private void watchSet(ZkSession session, int rc) {
@@ -290,6 +293,7 @@ final class SubtreeSync {
             }
             return;
         }
+        singleReads = false;
         dispatch.publish(tree.replaceAll(nodes));
         if (!initialized) {
             initialized = true;
@@ -298,6 +302,12 @@ final class SubtreeSync {
         for (String path : meanwhile) {
             read(path);
         }
+    }
+
+    /** @return the data size held for {@code path}, or -1 if none is held; any thread */
+    private int heldSize(String path) {
+        HeldNode held = tree.get(path);
+        return held == null ? -1 : held.dataLength;
     }
 
     private void changed(String path) {

@@ -3,13 +3,16 @@ package io.zkcoord.cache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
 import io.zkcoord.cache.EventLog.NodeFacts;
+import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
@@ -86,8 +89,10 @@ class ZkCacheBatchTest {
 
     /**
      * A client whose {@code jute.maxbuffer} is 64 KB, 30 children of 30 KB each: the first batch's reply (several
-     * children, guessed small) is over the limit and the client drops its connection; the cache then reads one node
-     * per request, and every node (each fits alone) is loaded, equal to the tree.
+     * children, guessed small) is over the limit and the client drops its connection; the cache then loads one node
+     * per request, and every node (each fits alone) is loaded, equal to the tree. After a server restart the reload
+     * batches again, budgeted by the sizes the cache holds: 60 small children more are read in batches, and the
+     * large ones alone, with no second drop.
      */
     @Test
     void aBatchTooLargeForTheClientFallsBackToSingleReads() throws Exception {
@@ -97,6 +102,12 @@ class ZkCacheBatchTest {
         try (ZkClient client = ZkClient.builder().connectString(server.getConnectString())
                 .sessionTimeout(Duration.ofSeconds(30)).clientConfig(small).build();
                 ZkCache cache = new ZkCache(client, "/large")) {
+            AtomicInteger suspended = new AtomicInteger();
+            client.addConnectionListener(state -> {
+                if (state == ConnectionState.SUSPENDED) {
+                    suspended.incrementAndGet();
+                }
+            });
             long session = client.sessionId();
             cache.start();
             assertTrue(cache.awaitInitialized(WAIT), "the cache never loaded");
@@ -105,10 +116,26 @@ class ZkCacheBatchTest {
             assertEquals(31, held.size());
             assertEquals(expected, held, TreeRead.difference(expected, held));
             assertEquals(session, client.sessionId(), "the reconnection kept the session");
+            assertEquals(1, suspended.get(), "the batch too large for the client dropped its connection once");
             // live changes still come, one read each
             writer.zooKeeper().setData("/large/c3", new byte[] {7}, -1);
-            io.zkcoord.testing.Await.until("the change seen", WAIT,
-                    () -> cache.get("/large/c3").orElseThrow().stat().getVersion() == 1);
+            Await.until("the change seen", WAIT, () -> cache.get("/large/c3").orElseThrow().stat().getVersion() == 1);
+
+            for (int i = 0; i < 60; i++) {
+                writer.zooKeeper().create("/large/s" + i, new byte[100], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        CreateMode.PERSISTENT);
+            }
+            Await.until("the small children seen", WAIT, () -> cache.size() == 91);
+            server.restart();
+            Await.until("reconnected and loaded again", WAIT, () -> suspended.get() == 2
+                    && client.state() == ConnectionState.RECONNECTED);
+            writer.zooKeeper().setData("/large/s7", new byte[] {8}, -1); // after the reload: seen live
+            Await.until("the change after the reload seen", WAIT,
+                    () -> cache.get("/large/s7").orElseThrow().stat().getVersion() == 1);
+            expected = TreeRead.read(writer.zooKeeper(), "/large", Integer.MAX_VALUE, true);
+            Map<String, NodeFacts> again = TreeRead.of(cache);
+            assertEquals(expected, again, TreeRead.difference(expected, again));
+            assertEquals(2, suspended.get(), "the reload after the restart dropped the connection again");
         }
     }
 }
