@@ -1,19 +1,29 @@
 package io.zkcoord.cache;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.ToIntFunction;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a whole subtree with pipelined asynchronous requests: up to {@link #WINDOW} are in flight at
- * once, so a load costs about as many round trips as the tree is deep, not one per node.
+ * Reads a whole subtree with pipelined asynchronous requests, nodes' data in batches: up to {@link
+ * #WINDOW} reads are in flight at once, so a load costs about as many round trips as the tree is deep,
+ * and with data kept up to {@link #MAX_BATCH} nodes are read by one read-only {@code multi}, so the
+ * server handles one request for many nodes.
  *
  * <ol>
  *   <li>Each node is read with {@code getData} (or {@code exists} when no data is kept); its stat
@@ -25,14 +35,33 @@ import org.slf4j.LoggerFactory;
  * A node gone between the listing and the read is left out. The result is not one instant of the
  * tree; the cache's watch, set before the load began, reports whatever changed meanwhile.
  *
+ * <p><b>Batches and {@code jute.maxbuffer}.</b> A {@code multi}'s one reply holds the data of every
+ * node it reads, and the client drops its connection on a reply longer than its {@code
+ * jute.maxbuffer}. A batch therefore stops at {@link #BUDGET_SHARE} of the client's limit, counting
+ * each node by the size of the data the cache already holds for it (a reload), or else by the largest
+ * data this load has met so far (at least {@link #GUESS_BYTES}), plus the stat. Sizes are guesses
+ * (a node may have grown since): if a connection loss cuts a batch, the flag given to the constructor
+ * says so, and the cache's next load reads one node per request.
+ *
  * <p>Used once: {@link #start()} once, from any thread; the replies run on ZooKeeper's event thread.
  * Thread-safe.
  */
 final class SubtreeLoader {
 
     private static final Logger log = LoggerFactory.getLogger(SubtreeLoader.class);
-    /** Requests in flight at most: enough to fill the pipe, few enough to bound the memory of replies. */
+    /**
+     * Reads in flight at most (a batch counts each node it reads): enough to fill the pipe, few enough
+     * to bound the memory of replies.
+     */
     static final int WINDOW = 1_000;
+    /** Nodes read by one {@code multi} at most. */
+    static final int MAX_BATCH = 100;
+    /** The share of the client's {@code jute.maxbuffer} a batch's reply may be expected to fill. */
+    static final int BUDGET_SHARE = 4;
+    /** The data size assumed for a node not read yet, until larger data is met. */
+    static final int GUESS_BYTES = 1_024;
+    /** A {@code getData} result's bytes besides the data: stat, lengths, the multi's per-result header. */
+    private static final int RESULT_OVERHEAD = 96;
     /** A child list this long may not fit in the client's default {@code jute.maxbuffer}: say so once. */
     private static final int MANY_CHILDREN = 50_000;
 
@@ -42,6 +71,9 @@ final class SubtreeLoader {
     private final String top;
     private final int maxDepth;
     private final boolean cacheData;
+    /** The expected bytes of a batch's reply at most; 0: one node per request. */
+    private final int batchBudget;
+    private final ToIntFunction<String> heldSize;
     private final String cacheName;
     /** Told once: the nodes read, by path, parents first; or the failure. */
     private final BiConsumer<Map<String, HeldNode>, KeeperException> done;
@@ -52,13 +84,30 @@ final class SubtreeLoader {
     private int inFlight;
     private boolean finished;
     private long requests;
+    private int largestData;
+    /**
+     * Set when a connection loss failed a batch of this load: perhaps a reply over the client's {@code
+     * jute.maxbuffer} (the client drops the connection), perhaps the network. Kept by the caller, not
+     * the loader, which holds every node read until it is dropped.
+     */
+    private final AtomicBoolean cutWhileBatching;
 
-    SubtreeLoader(ZooKeeper zk, String top, int maxDepth, boolean cacheData, String cacheName,
+    /**
+     * @param batch whether nodes' data may be read in batches (only with {@code cacheData}: a batch
+     *     reads data)
+     * @param heldSize the data size the cache holds for a path, or -1 if it holds none
+     * @param cutWhileBatching set if a connection loss fails a batch
+     */
+    SubtreeLoader(ZooKeeper zk, String top, int maxDepth, boolean cacheData, boolean batch,
+            ToIntFunction<String> heldSize, AtomicBoolean cutWhileBatching, String cacheName,
             BiConsumer<Map<String, HeldNode>, KeeperException> done) {
         this.zk = zk;
         this.top = top;
         this.maxDepth = maxDepth;
         this.cacheData = cacheData;
+        this.batchBudget = batch && cacheData ? maxBuffer(zk) / BUDGET_SHARE : 0;
+        this.heldSize = heldSize;
+        this.cutWhileBatching = cutWhileBatching;
         this.cacheName = cacheName;
         this.done = done;
     }
@@ -75,20 +124,88 @@ final class SubtreeLoader {
         return requests;
     }
 
+    private static int maxBuffer(ZooKeeper zk) {
+        return zk.getClientConfig().getInt(ZKConfig.JUTE_MAXBUFFER, ZKClientConfig.CLIENT_MAX_PACKET_LENGTH_DEFAULT);
+    }
+
     private void pump() {
         for (;;) {
-            Pending next;
+            List<Pending> next;
             synchronized (this) {
                 if (finished || inFlight >= WINDOW || toRead.isEmpty()) {
                     break;
                 }
-                next = toRead.poll();
-                inFlight++;
+                next = takeBatch();
+                inFlight += next.size();
                 requests++;
             }
-            read(next);
+            if (next.size() == 1) {
+                read(next.get(0));
+            } else {
+                readBatch(next);
+            }
         }
         finishIfDone();
+    }
+
+    /** @return the next nodes to read in one request: one, or as many as the budget allows */
+    private List<Pending> takeBatch() {
+        List<Pending> batch = new ArrayList<>();
+        batch.add(toRead.poll());
+        if (batchBudget == 0) {
+            return batch;
+        }
+        long guess = Math.max(largestData, GUESS_BYTES);
+        long expected = expectedBytes(batch.get(0), guess);
+        while (!toRead.isEmpty() && batch.size() < MAX_BATCH && inFlight + batch.size() < WINDOW) {
+            long next = expectedBytes(toRead.peek(), guess);
+            if (expected + next > batchBudget) {
+                break;
+            }
+            batch.add(toRead.poll());
+            expected += next;
+        }
+        return batch;
+    }
+
+    /** @return the bytes {@code p}'s result is expected to take in a batch's reply */
+    private long expectedBytes(Pending p, long guess) {
+        int held = heldSize.applyAsInt(p.path());
+        return (held >= 0 ? held : guess) + RESULT_OVERHEAD;
+    }
+
+    private void readBatch(List<Pending> batch) {
+        List<Op> ops = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            ops.add(Op.getData(p.path()));
+        }
+        zk.multi(ops, (rc, path, ctx, results) -> {
+            if (rc != Code.OK.intValue() || results == null || results.size() != batch.size()) {
+                if (Code.get(rc) == Code.CONNECTIONLOSS) {
+                    cutWhileBatching.set(true);
+                }
+                ok(rc == Code.OK.intValue() ? Code.SYSTEMERROR.intValue() : rc, batch.get(0).path());
+            } else {
+                for (int i = 0; i < batch.size(); i++) {
+                    Pending p = batch.get(i);
+                    OpResult result = results.get(i);
+                    if (result instanceof OpResult.GetDataResult r) {
+                        Stat stat = r.getStat();
+                        noteSize(stat.getDataLength());
+                        nodeRead(p, new HeldNode(r.getData(), stat), p.depth() < maxDepth && stat.getNumChildren() > 0);
+                    } else if (result instanceof OpResult.ErrorResult e) {
+                        ok(e.getErr(), p.path());
+                    } else {
+                        ok(Code.SYSTEMERROR.intValue(), p.path());
+                    }
+                }
+            }
+            replied(batch.size());
+        }, null);
+    }
+
+    private synchronized void noteSize(int dataLength) {
+        largestData = Math.max(largestData, dataLength);
     }
 
     private void read(Pending p) {
@@ -96,6 +213,7 @@ final class SubtreeLoader {
         if (cacheData) {
             zk.getData(p.path(), false, (rc, path, ctx, data, stat) -> {
                 if (ok(rc, path)) {
+                    noteSize(stat.getDataLength());
                     nodeRead(p, new HeldNode(data, stat), listChildren && stat.getNumChildren() > 0);
                 }
                 replied();
@@ -154,8 +272,12 @@ final class SubtreeLoader {
     }
 
     private void replied() {
+        replied(1);
+    }
+
+    private void replied(int reads) {
         synchronized (this) {
-            inFlight--;
+            inFlight -= reads;
         }
         pump();
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -85,6 +86,13 @@ final class SubtreeSync {
     /** While a load is in flight: the paths whose events came meanwhile, in order; null otherwise. */
     private List<String> heldBack;
     private boolean initialized;
+    /**
+     * Loads read one node per request: set when a connection loss cut a batch, until a load completes
+     * (after which the cache knows the size of every node it holds and budgets batches by it).
+     */
+    private boolean singleReads;
+    /** Set if a connection loss cut a batch of the latest load (the loader itself is not kept: it holds what it read). */
+    private AtomicBoolean lastLoadCut = new AtomicBoolean();
 
     /**
      * {@code WatcherType.PersistentRecursive}, new in ZooKeeper 3.9 (removing one persistent
@@ -229,8 +237,15 @@ final class SubtreeSync {
             }
         }
         heldBack = new ArrayList<>();
-        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, name,
-                (nodes, failure) -> steps.execute(() -> loaded(gen, nodes, failure))).start();
+        if (lastLoadCut.get() && !singleReads) {
+            singleReads = true;
+            log.warn("{}: a connection loss cut a batched read of the load (a reply over the client's jute.maxbuffer"
+                    + " drops the connection, and the sizes of nodes not read yet are guesses); loading again one node"
+                    + " per request", name);
+        }
+        lastLoadCut = new AtomicBoolean();
+        new SubtreeLoader(session.zooKeeper(), top, maxDepth, cacheData, !singleReads, this::heldSize, lastLoadCut,
+                name, (nodes, failure) -> steps.execute(() -> loaded(gen, nodes, failure))).start();
     }
 
     private void watchSet(ZkSession session, int rc) {
@@ -278,6 +293,7 @@ final class SubtreeSync {
             }
             return;
         }
+        singleReads = false;
         dispatch.publish(tree.replaceAll(nodes));
         if (!initialized) {
             initialized = true;
@@ -286,6 +302,12 @@ final class SubtreeSync {
         for (String path : meanwhile) {
             read(path);
         }
+    }
+
+    /** @return the data size held for {@code path}, or -1 if none is held; any thread */
+    private int heldSize(String path) {
+        HeldNode held = tree.get(path);
+        return held == null ? -1 : held.dataLength;
     }
 
     private void changed(String path) {

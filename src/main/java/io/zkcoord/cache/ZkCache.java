@@ -51,6 +51,13 @@ import java.util.stream.Stream;
  * </ul>
  * A node's data is read whole: a child list longer than the client's {@code jute.maxbuffer} allows
  * (about 60,000 names of 16 characters by default) needs that raised (docs/cache.md).
+ *
+ * <p>A load reads nodes' data up to 100 at a time with read-only {@code multi} requests (servers
+ * 3.6 and later), each batch kept to a quarter of the client's {@code jute.maxbuffer} by the sizes
+ * the cache holds (a reload) or else the largest data met so far. Data much larger than its
+ * siblings' can still make a batch's reply too long for the client, which then drops its connection
+ * (every recipe of the client sees a short disconnection; the session stays): the cache then loads
+ * again one node per request, and budgets later loads by the sizes it then holds.
  */
 public final class ZkCache implements AutoCloseable {
 

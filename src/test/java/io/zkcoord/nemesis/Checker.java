@@ -31,6 +31,11 @@ import java.util.TreeMap;
  *       writes produced the same count (a lost update); the final count lies between the accepted increments and
  *       the accepted plus the unknown ones (an {@code info} answer, or a write invoked by a process that never
  *       recorded its answer: killed in between).</li>
+ *   <li><b>Caches.</b> A cache never shows a node's value older than one it showed before: per process and path,
+ *       the {@code mzxid} of each {@code event seen} {@code created} or {@code changed} is not below the last one
+ *       shown ({@code stale value shown}), nor equal to it (an invented change: {@code change shown twice}). Each cache's dump after the writes ended ({@code event cache-node}) equals the
+ *       tree the nemesis read then ({@code final cache-node}), node for node: path, {@code czxid}, {@code mzxid},
+ *       version, data ({@code cache differs}).</li>
  *   <li><b>Liveness.</b> After the final heal, every workload is granted again; every client process exits
  *       when asked; no node is left in any workload's directory.</li>
  *   <li><b>One clock.</b> Every client process's first event comes after the nemesis launched it.</li>
@@ -58,6 +63,10 @@ final class Checker {
         long staleRefused;
         long violations;
         long longestUnavailableNanos;
+        /** Cache dumps compared with the tree (cache workloads). */
+        long cachesCompared;
+        /** Values a cache showed (cache workloads). */
+        long valuesShown;
     }
 
     /** What the checker found. */
@@ -299,6 +308,7 @@ final class Checker {
                 }
             }
         }
+        checkCaches(events, violations, stats);
         Long healed = null;
         Set<String> workloads = new HashSet<>();
         for (Event e : events) {
@@ -377,6 +387,62 @@ final class Checker {
             stats.computeIfAbsent(v.workload(), k -> new Stats()).violations++;
         }
         return new Result(violations, stats, faults);
+    }
+
+    /** The caches rule (see the class comment). */
+    private static void checkCaches(List<Event> events, List<Violation> violations, Map<String, Stats> stats) {
+        Map<String, Long> lastShown = new HashMap<>();                 // process workload path -> mzxid
+        Map<String, Map<String, String>> dumps = new TreeMap<>();       // process workload -> path -> node
+        Map<String, Map<String, String>> truth = new HashMap<>();       // workload -> path -> node
+        Map<String, Long> dumpedAt = new HashMap<>();
+        for (Event e : events) {
+            String who = e.process() + " " + e.workload();
+            if (e.is("event", "seen")) {
+                stats.computeIfAbsent(e.workload(), k -> new Stats()).valuesShown++;
+                if (e.value().startsWith("deleted")) {
+                    continue;
+                }
+                Long before = lastShown.put(who + " " + e.path(), e.token());
+                if (before != null && e.token() < before) {
+                    violations.add(new Violation(e.workload(), "stale value shown", e.time(), e.process() + " showed "
+                            + e.path() + " at mzxid " + e.token() + " after mzxid " + before + ": " + e.value()));
+                } else if (before != null && e.token() == before) {
+                    violations.add(new Violation(e.workload(), "change shown twice", e.time(), e.process() + " showed "
+                            + e.path() + " at mzxid " + e.token() + " again: " + e.value()));
+                }
+            } else if (e.is("event", "cache-node")) {
+                dumps.computeIfAbsent(who, k -> new TreeMap<>()).put(e.path(), e.value());
+            } else if (e.is("event", "cache-dump")) {
+                dumps.computeIfAbsent(who, k -> new TreeMap<>());
+                dumpedAt.put(who, e.time());
+            } else if (e.process().equals("nemesis") && e.is("final", "cache-node")) {
+                truth.computeIfAbsent(e.workload(), k -> new TreeMap<>()).put(e.path(), e.value());
+            }
+        }
+        for (Map.Entry<String, Map<String, String>> dump : dumps.entrySet()) {
+            String workload = dump.getKey().substring(dump.getKey().indexOf(' ') + 1);
+            Map<String, String> expected = truth.get(workload);
+            if (expected == null) {
+                continue; // the run ended before the nemesis read the tree
+            }
+            stats.computeIfAbsent(workload, k -> new Stats()).cachesCompared++;
+            List<String> differences = new ArrayList<>();
+            Set<String> paths = new java.util.TreeSet<>(expected.keySet());
+            paths.addAll(dump.getValue().keySet());
+            for (String p : paths) {
+                String want = expected.get(p);
+                String got = dump.getValue().get(p);
+                if (!java.util.Objects.equals(want, got)) {
+                    differences.add(p + ": cache " + (got == null ? "missing" : "[" + got + "]") + ", tree "
+                            + (want == null ? "missing" : "[" + want + "]"));
+                }
+            }
+            if (!differences.isEmpty()) {
+                violations.add(new Violation(workload, "cache differs", dumpedAt.getOrDefault(dump.getKey(), 0L),
+                        dump.getKey() + ": " + differences.size() + " nodes differ from the tree, e.g. "
+                                + differences.subList(0, Math.min(3, differences.size()))));
+            }
+        }
     }
 
     private static void close(Hold h, long at) {

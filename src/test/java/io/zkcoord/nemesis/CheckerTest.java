@@ -186,4 +186,52 @@ class CheckerTest {
         h.add(new Event(40, "c1.0", "", "event", "started", "", 0, 0, ""));
         assertEquals(List.of("clock"), rules());
     }
+
+    private void seen(long t, String process, String path, long mzxid, String kind) {
+        h.add(new Event(t, process, "cache", "event", "seen", path, mzxid, 1, kind + " czxid=5 mzxid=" + mzxid));
+    }
+
+    private void cacheNode(long t, String process, String path, long mzxid) {
+        h.add(new Event(t, process, "cache", process.equals("nemesis") ? "final" : "event", "cache-node", path, 0, 0,
+                "czxid=5 mzxid=" + mzxid + " version=1 data=x"));
+    }
+
+    /** A cache that showed each node's values in order and ended equal to the tree: nothing to report. */
+    @Test
+    void aCacheThatFollowedPasses() {
+        seen(10, "c1.0", "/t/a", 7, "created");
+        seen(20, "c1.0", "/t/a", 9, "changed");
+        seen(25, "c1.0", "/t/a", 9, "deleted");
+        seen(30, "c1.0", "/t/a", 12, "created");
+        seen(31, "c2.0", "/t/a", 9, "created"); // another cache is behind: allowed, it never went back
+        cacheNode(40, "nemesis", "/t", 3);
+        cacheNode(41, "nemesis", "/t/a", 12);
+        cacheNode(50, "c1.0", "/t", 3);
+        cacheNode(51, "c1.0", "/t/a", 12);
+        h.add(new Event(52, "c1.0", "cache", "event", "cache-dump", "/t", 0, 0, "nodes=2"));
+        assertEquals(List.of(), rules());
+    }
+
+    /** A cache that showed a node's value, then an older one; then the same one again. */
+    @Test
+    void aCacheGoingBackIsCaught() {
+        seen(10, "c1.0", "/t/a", 9, "created");
+        seen(20, "c1.0", "/t/a", 7, "changed");
+        seen(30, "c1.0", "/t/a", 7, "changed");
+        assertEquals(List.of("stale value shown", "change shown twice"), rules());
+    }
+
+    /** A cache that ended with an old value of one node and without another: one violation naming both. */
+    @Test
+    void aCacheEndingUnlikeTheTreeIsCaught() {
+        cacheNode(40, "nemesis", "/t", 3);
+        cacheNode(41, "nemesis", "/t/a", 12);
+        cacheNode(42, "nemesis", "/t/b", 13);
+        cacheNode(50, "c1.0", "/t", 3);
+        cacheNode(51, "c1.0", "/t/a", 11);
+        h.add(new Event(52, "c1.0", "cache", "event", "cache-dump", "/t", 0, 0, "nodes=2 quiet-not-seen"));
+        List<Checker.Violation> v = Checker.check(h).violations();
+        assertEquals(List.of("cache differs"), v.stream().map(Checker.Violation::rule).toList());
+        org.junit.jupiter.api.Assertions.assertTrue(v.get(0).detail().contains("2 nodes differ"), v.toString());
+    }
 }

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Timeout;
  *   <li>{@code unlocked}: no lock at all and blind writes: holds overlap and increments are lost, faults or not;</li>
  *   <li>{@code unfenced}: a real {@link io.zkcoord.lock.ZkMutex}, but the register is written through a second
  *       client with a long session and no token compare: the holder paused (SIGSTOP) past its session writes
- *       over its successor when resumed, and the checker must see the stale write accepted.</li>
+ *       over its successor when resumed, and the checker must see the stale write accepted;</li>
+ *   <li>{@code naivecache}: {@link NaiveCache}, a cache that never reloads: the paused process's session expires
+ *       (the pause lasts until it has), its watch goes with it and it sees no later change, so its cache must end
+ *       unlike the tree.</li>
  * </ul>
  * The only fault is {@link Faults.Kind#PAUSE_HOLDER_PAST_HANDOFF}: the unfenced lock's holder is paused in its
  * hold (about a second of writes) and resumed only once its session has expired and its successor has written
@@ -25,8 +28,8 @@ class NemesisCheckerFailsTest {
     @Test
     @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // a safety net: every wait has its own limit
     void unlockedAndUnfencedWorkloadsAreReported() throws Exception {
-        NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced"),
-                List.of(Faults.Kind.PAUSE_HOLDER_PAST_HANDOFF), Duration.ofSeconds(15), NemesisTest.seed(),
+        NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced", "naivecache"),
+                List.of(Faults.Kind.PAUSE_HOLDER_PAST_HANDOFF), Duration.ofSeconds(25), NemesisTest.seed(),
                 NemesisTest.SESSION, NemesisTest.outDir(), true);
         NemesisRun.Outcome outcome = NemesisRun.run(config);
         System.out.println(outcome.table());
@@ -38,6 +41,9 @@ class NemesisCheckerFailsTest {
                 "unlocked blind writes lost nothing?\n" + outcome.table());
         assertTrue(violations.stream().anyMatch(v -> v.workload().equals("unfenced")
                 && v.rule().equals("stale write accepted")), "no stale write of a paused holder seen:\n"
+                + outcome.table());
+        assertTrue(violations.stream().anyMatch(v -> v.workload().equals("naivecache")
+                && v.rule().equals("cache differs")), "the naive cache, which never reloads, ended equal to the tree?\n"
                 + outcome.table());
         assertTrue(violations.stream().noneMatch(v -> v.workload().equals("unfenced")
                 && v.rule().equals("overlapping holds")), "the lock itself held:\n" + outcome.table());

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * been granted); (4) run the
  * {@link Schedule}; (5) let every pause that ends at a handoff see it, end every other fault, heal every link,
  * restart any server still down and wait for a quorum ({@code final healed}); (6) wait up to a minute until every workload is
- * granted again; (7) ask every client to stop ({@code final exit}: each must exit within a minute); (8) wait until
+ * granted again; (6b) for each cache workload, end its writes for good and record its tree ({@code final
+ * cache-node}); (7) ask every client to stop ({@code final exit}: each must exit within a minute); (8) wait until
  * no node is left in any workload's directory ({@code final leftover}); (9) read the registers ({@code final
  * register}); (10) merge the histories into {@code history.txt} and check it.
  */
@@ -158,6 +159,11 @@ final class NemesisRun {
                 long healed = log.record("", "final", "healed", "", 0, 0, ensemble.describe()).time();
                 LOG.info("healed; waiting for every workload to be granted again");
                 awaitCondition(PROGRESS_WAIT, () -> everyWorkloadGranted(clients, config.workloads(), healed));
+                for (String w : config.workloads()) {
+                    if (isCache(w)) {
+                        quietTree(observer, BASE + "/" + w, log);
+                    }
+                }
                 for (ClientProcess c : clients) {
                     String name = c.name();
                     boolean exited = c.stop(EXIT_WAIT);
@@ -191,6 +197,35 @@ final class NemesisRun {
                 crashedOnRestart);
     }
 
+    static boolean isCache(String w) {
+        return w.equals("cache") || w.equals("naivecache");
+    }
+
+    /**
+     * Ends the writes of cache workload {@code dir} for good (deletes {@code open}, which guards every write), makes
+     * {@code tree/quiet}, the tree's last change, and records the whole tree ({@code final cache-node}), which every
+     * cache must end equal to.
+     */
+    private static void quietTree(ZooKeeper zk, String dir, History.Writer log) throws Exception {
+        try {
+            zk.delete(dir + "/open", -1);
+        } catch (KeeperException.NoNodeException e) {
+            // deleted by an earlier attempt
+        }
+        createIfMissing(zk, dir + "/tree/" + CacheWorkload.QUIET, new byte[0]);
+        String workload = dir.substring(BASE.length() + 1);
+        List<String> pending = new ArrayList<>(List.of(dir + "/tree"));
+        while (!pending.isEmpty()) {
+            String path = pending.remove(pending.size() - 1);
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            byte[] data = zk.getData(path, false, stat);
+            log.record(workload, "final", "cache-node", path, stat.getMzxid(), 0, CacheWorkload.describe(stat, data));
+            for (String child : zk.getChildren(path, false)) {
+                pending.add(path + "/" + child);
+            }
+        }
+    }
+
     /** @return the last non-empty line of {@code text} */
     private static String lastLine(String text) {
         String[] lines = text.strip().split("\n");
@@ -222,6 +257,11 @@ final class NemesisRun {
                 EntityWorkload.keys().forEach(k -> holdDirs.add(BASE + "/entity/" + k));
                 continue;
             }
+            if (isCache(w)) {
+                createIfMissing(zk, BASE + "/" + w + "/tree", new byte[0]);
+                createIfMissing(zk, BASE + "/" + w + "/open", new byte[0]);
+                continue;
+            }
             String holdDir = BASE + "/" + w + (w.equals("election") ? "/election" : w.equals("multi") ? "/lock-a"
                     : "/lock");
             if (!w.equals("unlocked")) {
@@ -235,8 +275,11 @@ final class NemesisRun {
         return holdDirs;
     }
 
-    /** The registers of workload {@code w}: one, or one per path of the multi-lock workload. */
+    /** The registers of workload {@code w}: one, none for a cache workload, or one per path of the multi-lock workload. */
     private static List<String> registers(String w) {
+        if (isCache(w)) {
+            return List.of();
+        }
         if (w.equals("multi")) {
             return MultiLockWorkload.KEYS.stream().map(k -> BASE + "/multi/register-" + k).toList();
         }
@@ -283,9 +326,11 @@ final class NemesisRun {
         try {
             List<History.Event> events = History.read(files);
             for (String w : checked(workloads)) {
+                // a cache workload: its writers write again (its caches are checked at the end)
                 boolean granted = events.stream().anyMatch(e -> e.workload().equals(w) && e.time() > since
                         && (e.is("ok", "acquire") || e.is("event", "elected")
-                                || (w.equals("counter") && e.is("ok", "write"))));
+                                || (w.equals("counter") && e.is("ok", "write"))
+                                || (isCache(w) && e.type().equals("ok"))));
                 if (!granted) {
                     return false;
                 }
