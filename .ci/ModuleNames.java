@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 /**
  * CI check: every artifact's jar, as built, names its module for the module path with an
  * {@code Automatic-Module-Name} in its manifest, and the JVM's own module finder gives the jar that
- * name (not one made up from the file name). The library and the Spring, ShedLock and Micrometer
- * modules must also not share a package (a split package cannot be loaded from the module path).
+ * name (not one made up from the file name). No two of the artifacts may share a package (a split
+ * package cannot be loaded from the module path).
  *
  * <p>Run from the repository root after the jars are built ({@code .ci/run} does):
  * {@code java .ci/ModuleNames.java}. Exits 1 with one line per problem. Needs only Java 17.
@@ -31,6 +31,7 @@ public final class ModuleNames {
         expected.put(jar("shedlock/target", "zkcoord-shedlock"), "io.zkcoord.shedlock");
         expected.put(jar("micrometer/target", "zkcoord-micrometer"), "io.zkcoord.micrometer");
         expected.put(jar("cli/target", "zkcoord-cli"), "io.zkcoord.cli");
+        expected.put(jar("test/target", "zkcoord-test"), "io.zkcoord.test");
         expected.put("cli/target/zkcoord.jar", "io.zkcoord.cli");
 
         List<String> problems = new ArrayList<>();

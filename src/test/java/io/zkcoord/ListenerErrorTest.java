@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,6 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * replaced, every hold is reported lost once, and locks can be taken again.
  */
 @Timeout(120)
+@ZkEnsemble
 class ListenerErrorTest {
 
     private static final int HOLDERS = 8;
@@ -65,15 +66,14 @@ class ListenerErrorTest {
         abstract RuntimeException raise(String where);
     }
 
-    private TestingServer server;
+    private ZkTestEnsemble ensemble;
     private ZkClient client;
     private final List<Holder> holders = new ArrayList<>();
 
     @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = ZkClient.builder()
-                .connectString(server.getConnectString())
+    void start(ZkTestEnsemble ensemble) {
+        this.ensemble = ensemble;
+        client = ensemble.clientBuilder()
                 .sessionTimeout(SESSION)
                 .build();
     }
@@ -84,7 +84,6 @@ class ListenerErrorTest {
             h.release();
         }
         client.close();
-        server.close();
     }
 
     /** After a session expiry, throwing connection and loss listeners do not stop the others, the session is rebuilt, holds are lost once each, and locking works again. */
@@ -118,7 +117,7 @@ class ListenerErrorTest {
         }
 
         long before = client.sessionId();
-        SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+        ensemble.expireSession(client);
 
         Await.until(WAIT, () -> lostThenReconnected(states) && sessionIdOrZero() != before
                         && losses.stream().allMatch(n -> n.get() >= 1)

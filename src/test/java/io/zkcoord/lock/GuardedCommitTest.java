@@ -12,20 +12,19 @@ import io.zkcoord.LockLostException;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.semaphore.ZkSemaphore;
-import io.zkcoord.testing.SessionExpiry;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.ZkProxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,28 +40,23 @@ class GuardedCommitTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String DATA = "/guarded/stock";
 
-    private TestingServer server;
+    private ZkTestEnsemble ensemble;
     private ZkClient client;
     private ZkClient observer;
 
+    /** Every test has a server of its own ({@code @ZkEnsemble} on the method), so it starts from the same data. */
     @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(10)).build();
-        observer = ZkClient.builder().connectString(server.getConnectString()).build();
+    void start(ZkTestEnsemble ensemble, ZkClient client, ZkClient observer) throws Exception {
+        this.ensemble = ensemble;
+        this.client = client;
+        this.observer = observer;
         observer.zooKeeper().create("/guarded", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         observer.zooKeeper().create(DATA, bytes("2"), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     }
 
-    @AfterEach
-    void stop() throws Exception {
-        client.close();
-        observer.close();
-        server.close();
-    }
-
     /** Held: the operations are applied and their results returned (not the check's); no operations is a check of the hold. */
     @Test
+    @ZkEnsemble
     void appliedWhileHeld() throws Exception {
         ZkMutex mutex = new ZkMutex(client, "/guarded/lock");
         mutex.lock();
@@ -84,12 +78,13 @@ class GuardedCommitTest {
 
     /** The holder's session expired on the server: LockLostException, nothing applied (thread hold and lease). */
     @Test
+    @ZkEnsemble
     void lostHoldAppliesNothing() throws Exception {
         ZkMutex mutex = new ZkMutex(client, "/guarded/lock");
         ZkLease lease = new ZkSemaphore(client, "/guarded/sem", 2).acquire();
         mutex.lock();
         try {
-            SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+            ensemble.expireSession(client);
             assertThrows(LockLostException.class, () -> mutex.commitIfHeld(List.of(Op.setData(DATA, bytes("9"), -1))));
             assertThrows(LockLostException.class, () -> lease.commitIfHeld(List.of(Op.setData(DATA, bytes("9"), -1))));
         } finally {
@@ -100,6 +95,7 @@ class GuardedCommitTest {
 
     /** The session lives but the hold's node was deleted from outside: the server's check refuses, LockLostException, nothing applied. */
     @Test
+    @ZkEnsemble
     void nodeGoneWhileTheSessionLives() throws Exception {
         try (ZkLease lease = new ZkMutex(client, "/guarded/lock").acquire()) {
             observer.zooKeeper().delete(lease.nodePath(), -1);
@@ -112,6 +108,7 @@ class GuardedCommitTest {
 
     /** One of the caller's operations fails (bad version): CoordinationException with the KeeperException and its per-op results; nothing applied. */
     @Test
+    @ZkEnsemble
     void failingOperationAppliesNothing() throws Exception {
         try (ZkLease lease = new ZkMutex(client, "/guarded/lock").acquire()) {
             CoordinationException e = assertThrows(CoordinationException.class, () -> lease.commitIfHeld(List.of(
@@ -129,20 +126,25 @@ class GuardedCommitTest {
 
     /** A released lease, and a thread that does not hold, are refused before anything is sent. */
     @Test
+    @ZkEnsemble
     void releasedOrNotHeld() throws Exception {
         ZkMutex mutex = new ZkMutex(client, "/guarded/lock");
         assertThrows(IllegalMonitorStateException.class, () -> mutex.commitIfHeld(List.of()));
         ZkLease lease = mutex.acquire();
         lease.release();
         assertThrows(LockLostException.class, () -> lease.commitIfHeld(List.of(Op.setData(DATA, bytes("7"), -1))));
-        assertThrows(IllegalArgumentException.class, () -> mutex.acquire().commitIfHeld(null));
+        try (ZkLease held = mutex.acquire()) {
+            assertThrows(IllegalArgumentException.class, () -> held.commitIfHeld(null));
+        }
         assertEquals("2", read());
     }
 
     /** The connection is cut after the guarded write reached the server: CommitOutcomeUnknownException, never retried. */
     @Test
+    @ZkEnsemble
     void outcomeUnknownWhenTheReplyIsLost() throws Exception {
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
+        // The module has no fault that cuts after one given request: a proxy of its own, to the ensemble.
+        try (ZkProxy proxy = ZkProxy.to(ensemble.connectString());
              ZkClient cut = ZkClient.builder().connectString(proxy.connectString())
                      .sessionTimeout(Duration.ofSeconds(10)).build()) {
             try (ZkLease lease = new ZkMutex(cut, "/guarded/lock").acquire()) {

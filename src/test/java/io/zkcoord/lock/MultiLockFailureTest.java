@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,11 +17,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,28 +36,20 @@ class MultiLockFailureTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private TestingServer server;
+    private ZkTestEnsemble ensemble;
     private ZkClient client;
     private ZkClient other;
     private ZkClient third;
     private ZkClient observer;
 
+    /** Every test has a server of its own ({@code @ZkEnsemble} on the method): the paths are the same in each. */
     @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        client = client(server.getConnectString());
-        other = client(server.getConnectString());
-        third = client(server.getConnectString());
-        observer = client(server.getConnectString());
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        client.close();
-        other.close();
-        third.close();
-        observer.close();
-        server.close();
+    void start(ZkTestEnsemble ensemble, ZkClient client, ZkClient other, ZkClient third, ZkClient observer) {
+        this.ensemble = ensemble;
+        this.client = client;
+        this.other = other;
+        this.third = third;
+        this.observer = observer;
     }
 
     /**
@@ -70,6 +61,7 @@ class MultiLockFailureTest {
      * holders of /h/b.
      */
     @Test
+    @ZkEnsemble
     void handDeletedNodeInAnotherQueueIsNotGrantedBeside() throws Exception {
         ZkLease onA = new ZkMutex(other, "/h/a").acquire();
         ZkMultiLock multi = new ZkMultiLock(client, List.of("/h/a", "/h/b"));
@@ -105,9 +97,11 @@ class MultiLockFailureTest {
      * of /r/a waits with it.
      */
     @Test
+    @ZkEnsemble
     void lostCreateReplyWithOneNodeGoneLeavesNoOrphan() throws Exception {
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString());
-             ZkClient cutOff = client(proxy.connectString())) {
+        // The module has no fault that cuts after one given request: a proxy of its own, to the ensemble.
+        try (ZkProxy proxy = ZkProxy.to(ensemble.connectString());
+             ZkClient cutOff = MultiLockNodes.client(proxy.connectString())) {
             ZkMultiLock multi = new ZkMultiLock(cutOff, List.of("/r/a", "/r/b"));
             multi.acquire().release(); // directories made, the client's connection in steady state
             CompletableFuture<Void> cut = proxy.cutAfterNextMulti();
@@ -136,6 +130,7 @@ class MultiLockFailureTest {
 
     /** Checked: one directory exists, the other not (the create multi fails NONODE): held, nothing extra left. */
     @Test
+    @ZkEnsemble
     void oneDirectoryMissingIsCreatedAndHeld() throws Exception {
         observer.zooKeeper().create("/d", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         observer.zooKeeper().create("/d/here", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
@@ -152,13 +147,14 @@ class MultiLockFailureTest {
      * unlock does not throw, a mutex gets each path, and the lock can be taken again.
      */
     @Test
+    @ZkEnsemble
     void sessionLossWhileHoldingIsReportedOnce() throws Exception {
         ZkMultiLock multi = new ZkMultiLock(client, List.of("/s/a", "/s/b"));
         List<Long> lost = new CopyOnWriteArrayList<>();
         multi.addLossListener((lock, token) -> lost.add(token));
         multi.lock();
         long token = multi.fencingToken();
-        SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+        ensemble.expireSession(client);
         Await.until("loss reported", WAIT, () -> !lost.isEmpty());
         assertFalse(multi.isHeldByCurrentThread());
         multi.unlock();
@@ -173,10 +169,6 @@ class MultiLockFailureTest {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    private static ZkClient client(String connect) {
-        return MultiLockNodes.client(connect);
-    }
 
     private List<String> children(String path) {
         return new MultiLockNodes(observer).children(path);

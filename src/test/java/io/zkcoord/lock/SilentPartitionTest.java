@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
 import io.zkcoord.retry.RetryPolicy;
+import io.zkcoord.test.Fault;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Time limits during a <em>silent</em> partition ({@link ZkProxy#stall()}: packets are dropped, not refused, so
+ * Time limits during a <em>silent</em> partition ({@link ZkTestEnsemble#partition}: packets are dropped, not refused, so
  * a synchronous ZooKeeper call gets no answer at all until the client gives up on the connection). Every bounded
  * acquisition keeps its bound, an interrupt and a close() wake a waiter at once, and once the network returns no
  * node is left behind.
@@ -37,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * on a loaded 2-core machine. Every measured time is logged at INFO, prefixed {@code MEASURED}.
  */
 @Timeout(120)
+@ZkEnsemble
 class SilentPartitionTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(SilentPartitionTest.class);
@@ -52,45 +54,29 @@ class SilentPartitionTest {
     private static final Duration LEAK_WAIT = Duration.ofSeconds(30);
     private static final long SLACK_MS = 1_000;
 
-    private TestingServer server;
-    private ZkProxy proxy;
+    private ZkTestEnsemble ensemble;
     private ZkClient client;
-    /** A client without the proxy: observes the lock directory, and holds the lock when a test needs a rival. */
+    /** Another client of the ensemble, never faulted: observes the lock directory, and holds the lock when a test needs a rival. */
     private ZkClient direct;
+    private Fault partition;
     private String path;
 
     @BeforeEach
-    void start(TestInfo info) throws Exception {
-        server = new TestingServer(true);
-        proxy = ZkProxy.to(server.getConnectString());
-        client = ZkClient.builder()
-                .connectString(proxy.connectString())
+    void start(ZkTestEnsemble ensemble, ZkClient direct, TestInfo info) {
+        this.ensemble = ensemble;
+        this.direct = direct;
+        client = ensemble.clientBuilder()
                 .sessionTimeout(SESSION)
                 .retryPolicy(RetryPolicy.forever(Duration.ofMillis(100)))
-                .build();
-        direct = ZkClient.builder()
-                .connectString(server.getConnectString())
-                .sessionTimeout(SESSION)
                 .build();
         path = "/silent/" + info.getTestMethod().orElseThrow().getName() + "-" + System.nanoTime();
     }
 
     @AfterEach
-    void stop() throws Exception {
-        if (proxy != null) {
-            proxy.heal();
-        }
+    void stop() {
+        heal();
         if (client != null) {
             client.close();
-        }
-        if (direct != null) {
-            direct.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 
@@ -185,7 +171,7 @@ class SilentPartitionTest {
             });
             LockQueue.awaitSize(direct, path, 2, Duration.ofSeconds(10));
             assertTrue(!call.isDone(), "tryLock(8 s) must be waiting behind the holder: " + call.describe());
-            proxy.stall();
+            partition = ensemble.partition(client);
             LOG.info("stalled {} ms after tryLock(8 s) began", call.millisSinceStartNow());
             call.await(CAP);
         } finally {
@@ -239,10 +225,10 @@ class SilentPartitionTest {
 
     // ---------------------------------------------------------------- helpers
 
-    /** Stalls the proxy and waits until the client reports SUSPENDED. */
+    /** Partitions the client and waits until the client reports SUSPENDED. */
     private void suspend() {
         long stalled = System.nanoTime();
-        proxy.stall();
+        partition = ensemble.partition(client);
         Await.until("client SUSPENDED after the stall", SUSPEND_WAIT, () -> client.state() == ConnectionState.SUSPENDED);
         LOG.info("client SUSPENDED {} ms after the stall", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalled));
     }
@@ -252,13 +238,19 @@ class SilentPartitionTest {
      * the lock path; every failure is reported, the timing first.
      */
     private void healAndAssert(Executable timing, Call<?> call) {
-        proxy.heal();
+        heal();
         call.await(AFTER_HEAL);
         assertAll("after the partition on " + path,
                 timing,
                 () -> Await.until(LEAK_WAIT, () -> children().isEmpty(),
                         () -> "no node left under " + path + " once the network returned; still " + children()
                                 + " (" + call.thread.getName() + ": " + call.describe() + ")"));
+    }
+
+    private void heal() {
+        if (partition != null) {
+            partition.heal();
+        }
     }
 
     private List<String> children() {

@@ -11,8 +11,9 @@ import io.zkcoord.ZkLease;
 import io.zkcoord.election.ZkLeaderElection;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.semaphore.ZkSemaphore;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,32 +21,32 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** What a {@link CoordinationListener} is told, against a real in-process server. */
+@ZkEnsemble
 class CoordinationListenerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static TestingServer server;
+    private static ZkTestEnsemble ensemble;
     private static ExecutorService threads;
 
     @BeforeAll
-    static void start() throws Exception {
-        server = new TestingServer(true);
+    static void start(ZkTestEnsemble zk) {
+        ensemble = zk;
         threads = Executors.newCachedThreadPool();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         threads.shutdownNow();
-        server.close();
     }
 
+    /** A client of the ensemble with a short session; the test closes it. */
     private static ZkClient client() {
-        return ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(4)).build();
+        return ensemble.clientBuilder().sessionTimeout(Duration.ofSeconds(4)).build();
     }
 
     /** Thread holds: a grant with its token, a timed-out tryLock, no event for a reentrant hold, one release. */
@@ -128,7 +129,7 @@ class CoordinationListenerTest {
             long threadToken = mutex.fencingToken();
             ZkLease lease = semaphore.acquire();
 
-            SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+            ensemble.expireSession(client);
             Await.until(WAIT, () -> seen.lines.contains("state RECONNECTED") && seen.starting("lost").size() == 2,
                     () -> "both losses and a new session: " + seen.lines);
 
@@ -196,7 +197,7 @@ class CoordinationListenerTest {
             election.start();
             assertTrue(election.awaitLeadership(WAIT));
             long epoch = election.epoch();
-            SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+            ensemble.expireSession(client);
             Await.until(WAIT, () -> election.isLeader() && election.epoch() > epoch, "leading again in a new session");
             Await.until(WAIT, () -> seen.lines.stream().filter(l -> l.startsWith("granted election")).count() == 2,
                     () -> "two grants: " + seen.lines);

@@ -9,38 +9,34 @@ import io.zkcoord.ZkLease;
 import io.zkcoord.election.ZkLeaderElection;
 import io.zkcoord.lock.ZkMutex;
 import io.zkcoord.semaphore.ZkSemaphore;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Coordination listeners: never on ZooKeeper's threads; a hold's time counts from its grant, slow listeners included. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ZkEnsemble
 class ObserverTimingTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
-    private static TestingServer server;
+    private static ZkTestEnsemble ensemble;
 
     @BeforeAll
-    static void start() throws Exception {
-        server = new TestingServer(true);
+    static void start(ZkTestEnsemble zk) {
+        ensemble = zk;
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        server.close();
-    }
-
+    /** A client of the ensemble with a short session; the test closes it. */
     private static ZkClient client() {
-        return ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(4)).build();
+        return ensemble.clientBuilder().sessionTimeout(Duration.ofSeconds(4)).build();
     }
 
     /**
@@ -132,7 +128,7 @@ class ObserverTimingTest {
             ZkLeaderElection election = new ZkLeaderElection(client, "/review/observe/threads-election", "p");
             election.start();
             assertTrue(election.awaitLeadership(WAIT));
-            SessionExpiry.expireOnServer(client.zooKeeper(), server.getConnectString(), WAIT);
+            ensemble.expireSession(client);
             Await.until(WAIT, () -> calls.contains("state RECONNECTED") && calls.contains("lost SEMAPHORE"),
                     () -> "a loss and a new session: " + calls);
             election.close();

@@ -8,8 +8,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.zkcoord.ZkClient;
 import io.zkcoord.election.RevokeReason;
 import io.zkcoord.group.DuplicateMemberException;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +23,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,13 +39,14 @@ class ZkShardMemberTest {
     private static final String PATH = "/shards/jobs";
     private static final int SHARDS = 12;
 
-    private TestingServer server;
+    private ZkTestEnsemble ensemble;
     private final List<AutoCloseable> open = new ArrayList<>();
     private final Map<String, Recorder> recorders = new HashMap<>();
 
+    /** Every test has a server of its own ({@code @ZkEnsemble} on the method): the group's path is the same in each. */
     @BeforeEach
-    void startServer() throws Exception {
-        server = new TestingServer(true);
+    void ensemble(ZkTestEnsemble ensemble) {
+        this.ensemble = ensemble;
     }
 
     @AfterEach
@@ -54,7 +55,6 @@ class ZkShardMemberTest {
         for (AutoCloseable c : open) {
             c.close();
         }
-        server.close();
     }
 
     /** Listens to one member: every event, checking alternation per shard as it comes. */
@@ -103,7 +103,7 @@ class ZkShardMemberTest {
     }
 
     private ZkShardMember member(String id) {
-        ZkClient c = ZkClient.builder().connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(4)).build();
+        ZkClient c = ensemble.clientBuilder().sessionTimeout(Duration.ofSeconds(4)).build();
         open.add(c);
         ZkShardMember m = new ZkShardMember(c, PATH, id, SHARDS);
         open.add(m);
@@ -183,6 +183,7 @@ class ZkShardMemberTest {
 
     /** Three members share twelve shards four each; the ensemble's owners agree; a fourth joins and takes three, nothing else moves. */
     @Test
+    @ZkEnsemble
     void balancedAndStickyOnJoin() throws Exception {
         List<ZkShardMember> members = startedAndBalanced("a", "b", "c");
         Map<Integer, String> before = ownersNow(members);
@@ -234,6 +235,7 @@ class ZkShardMemberTest {
 
     /** A member that closes gives its shards up; the others take them and are balanced again. */
     @Test
+    @ZkEnsemble
     void closeHandsShardsOver() throws Exception {
         List<ZkShardMember> members = startedAndBalanced("a", "b", "c");
         Map<Integer, String> before = ownersNow(members);
@@ -261,6 +263,7 @@ class ZkShardMemberTest {
      * alternating. docs/shards.md says what may delay balance here (retry delays after a failure).
      */
     @Test
+    @ZkEnsemble
     void leaveWhileAnotherStartsEndsBalanced() throws Exception {
         long seed = System.nanoTime();
         java.util.Random random = new java.util.Random(seed);
@@ -303,6 +306,7 @@ class ZkShardMemberTest {
 
     /** A member whose session expires loses its shards (revoked), rejoins in its new session, and the group is balanced again. */
     @Test
+    @ZkEnsemble
     void sessionExpiryMovesAndRebalances() throws Exception {
         List<ZkShardMember> members = new ArrayList<>();
         List<ZkClient> clients = new ArrayList<>();
@@ -315,7 +319,7 @@ class ZkShardMemberTest {
         awaitBalanced(members);
         ZkClient b = clients.get(1);
         long oldSession = b.sessionId();
-        SessionExpiry.expireOnServer(b.zooKeeper(), server.getConnectString(), WAIT);
+        ensemble.expireSession(b);
         Await.until("b in a new session", WAIT, () -> b.sessionId() != oldSession && b.state().isConnected());
         awaitBalanced(members);
         assertTokensGrow(members);
@@ -324,6 +328,7 @@ class ZkShardMemberTest {
 
     /** Closing a member (and its group) after its client was closed returns quietly; the others take its shards. */
     @Test
+    @ZkEnsemble
     void closeAfterTheClientClosed() {
         ZkShardMember a = member("a");
         ZkShardMember b = member("b");
@@ -343,6 +348,7 @@ class ZkShardMemberTest {
      * was added and before its turn came.
      */
     @Test
+    @ZkEnsemble
     void listenerAddedBehindQueuedEventsHearsThemAlternating() throws Exception {
         ZkShardMember a = member("a");
         AtomicBoolean block = new AtomicBoolean();
@@ -391,6 +397,7 @@ class ZkShardMemberTest {
      * caller returns, and the others take the shards.
      */
     @Test
+    @ZkEnsemble
     void closeFromOwnListener() throws Exception {
         ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ZkShardMember.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> warnings = new ch.qos.logback.core.read.ListAppender<>();
@@ -435,10 +442,11 @@ class ZkShardMemberTest {
 
     /** A member with another shard count, or a duplicate id, is refused at start. */
     @Test
+    @ZkEnsemble
     void refusedMembers() {
         ZkShardMember a = member("a");
         a.start();
-        ZkClient other = ZkClient.builder().connectString(server.getConnectString()).build();
+        ZkClient other = ensemble.clientBuilder().build();
         open.add(other);
         ZkShardMember wrongCount = new ZkShardMember(other, PATH, "x", SHARDS + 1);
         open.add(wrongCount);
