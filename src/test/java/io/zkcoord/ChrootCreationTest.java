@@ -8,18 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,30 +27,26 @@ import org.junit.jupiter.api.Test;
  * A connect string whose chroot does not exist yet (a namespace on first use): the client creates
  * it, with its own authorization and ACL, before it reports its first session.
  */
+@ZkEnsemble
 class ChrootCreationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    private TestingServer server;
+    /** One server for the class: every test roots its clients at a chroot of its own. */
+    private ZkTestEnsemble ensemble;
     /** No chroot: sees the whole tree. */
     private ZkClient direct;
 
     @BeforeEach
-    void start() throws Exception {
-        server = new TestingServer(true);
-        direct = ZkClient.builder().connectString(server.getConnectString()).connectionTimeout(WAIT).build();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        direct.close();
-        server.close();
+    void start(ZkTestEnsemble ensemble, ZkClient direct) {
+        this.ensemble = ensemble;
+        this.direct = direct;
     }
 
     /** Curator's namespace test, ported: a node written through a client rooted at a missing /aisa lands under /aisa. */
     @Test
     void aMissingChrootIsCreatedAndPathsLiveUnderIt() throws Exception {
-        try (ZkClient client = ZkClient.builder().connectString(server.getConnectString() + "/aisa")
+        try (ZkClient client = ZkClient.builder().connectString(ensemble.connectString() + "/aisa")
                 .connectionTimeout(WAIT).build()) {
             client.zooKeeper().create("/foo", "hey".getBytes(UTF_8), client.acl(), CreateMode.PERSISTENT);
             assertArrayEquals("hey".getBytes(UTF_8), direct.zooKeeper().getData("/aisa/foo", false, null));
@@ -67,7 +63,8 @@ class ChrootCreationTest {
      */
     @Test
     void aChrootCheckLostWithTheConnectionIsMadeAgain() throws Exception {
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString())) {
+        // The ensemble has no fault that cuts after one given request: a proxy of its own, to the ensemble.
+        try (ZkProxy proxy = ZkProxy.to(ensemble.connectString())) {
             var cut = proxy.cutAfterNextExists();
             try (ZkClient client = ZkClient.builder().connectString(proxy.connectString() + "/lost-check")
                     .connectionTimeout(WAIT).build()) {
@@ -84,7 +81,7 @@ class ChrootCreationTest {
     @Test
     void missingParentsAreCreatedAndExistingOnesKept() throws Exception {
         direct.zooKeeper().create("/apps", "keep".getBytes(UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-        try (ZkClient client = ZkClient.builder().connectString(server.getConnectString() + "/apps/billing/eu")
+        try (ZkClient client = ZkClient.builder().connectString(ensemble.connectString() + "/apps/billing/eu")
                 .connectionTimeout(WAIT).start()) {
             assertTrue(client.session(WAIT).isPresent(), "no session");
             assertEquals(ConnectionState.CONNECTED, client.state());
@@ -97,7 +94,7 @@ class ChrootCreationTest {
     @Test
     void theChrootIsCreatedWithTheClientsAuthorizationAndAcl() throws Exception {
         String credentials = "app:secret";
-        try (ZkClient client = ZkClient.builder().connectString(server.getConnectString() + "/secured")
+        try (ZkClient client = ZkClient.builder().connectString(ensemble.connectString() + "/secured")
                 .authorization("digest", credentials.getBytes(UTF_8)).connectionTimeout(WAIT).build()) {
             List<ACL> acl = client.zooKeeper().getACL("/", null); // the chroot itself; reading its ACL needs the identity
             Id creator = new Id("digest", DigestAuthenticationProvider.generateDigest(credentials));
@@ -113,7 +110,7 @@ class ChrootCreationTest {
     void aChrootThatCannotBeCreatedFailsBuildNamingIt() throws Exception {
         direct.zooKeeper().create("/readonly", new byte[0], ZooDefs.Ids.READ_ACL_UNSAFE, CreateMode.PERSISTENT);
         CoordinationException e = assertThrows(CoordinationException.class, () -> ZkClient.builder()
-                .connectString(server.getConnectString() + "/readonly/app").connectionTimeout(WAIT).build());
+                .connectString(ensemble.connectString() + "/readonly/app").connectionTimeout(WAIT).build());
         assertTrue(e.getMessage().contains("/readonly/app") && e.getMessage().contains("cannot be created"),
                 e.getMessage());
         assertTrue(e.getCause() instanceof KeeperException.NoAuthException, String.valueOf(e.getCause()));

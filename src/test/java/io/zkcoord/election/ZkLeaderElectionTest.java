@@ -13,10 +13,12 @@ import io.zkcoord.faults.FaultFixtures;
 import io.zkcoord.faults.InvariantChecker;
 import io.zkcoord.queue.QueueNode;
 import io.zkcoord.retry.RetryPolicy;
-import io.zkcoord.testing.Await;
+import io.zkcoord.test.Fault;
 import io.zkcoord.test.FencedResource;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
+import io.zkcoord.testing.Await;
 import io.zkcoord.testing.FourLetterWords;
-import io.zkcoord.testing.SessionExpiry;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +34,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -60,45 +60,39 @@ import org.slf4j.LoggerFactory;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ZkEnsemble
 class ZkLeaderElectionTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZkLeaderElectionTest.class);
 
-    private static final int TICK_MS = 500;
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration SESSION = Duration.ofSeconds(10);
     /** Idle pings come after a third of the session timeout: with 60 s, none while requests are counted. */
     private static final Duration QUIET_SESSION = Duration.ofSeconds(60);
 
-    private TestingServer server;
-    private String connect;
+    private ZkTestEnsemble ensemble;
     private FourLetterWords flw;
     /** Reads the election directories without taking part. */
     private ZkClient observer;
 
     private final List<ZkLeaderElection> elections = new ArrayList<>();
     private final List<ZkClient> clients = new ArrayList<>();
+    private final List<Fault> faults = new ArrayList<>();
     private final List<ZkProxy> proxies = new ArrayList<>();
     private String base;
 
+    /** The class's ensemble: one server, ticks of 500 ms, sessions up to 60 s. */
     @BeforeAll
-    void startServer() throws Exception {
-        FourLetterWords.enableAllCommands();
-        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, 0,
-                Map.of("maxSessionTimeout", "60000"));
-        server = new TestingServer(spec, true);
-        connect = server.getConnectString();
-        flw = FourLetterWords.of(connect);
-        observer = ZkClient.builder().connectString(connect).sessionTimeout(QUIET_SESSION).build();
+    void startServer(ZkTestEnsemble ensemble) {
+        this.ensemble = ensemble;
+        flw = FourLetterWords.of(ensemble.connectString());
+        observer = ensemble.clientBuilder().sessionTimeout(QUIET_SESSION).build();
     }
 
     @AfterAll
-    void stopServer() throws Exception {
+    void stopServer() {
         if (observer != null) {
             observer.close();
-        }
-        if (server != null) {
-            server.close();
         }
     }
 
@@ -109,6 +103,8 @@ class ZkLeaderElectionTest {
 
     @AfterEach
     void cleanUp() {
+        faults.forEach(Fault::heal);
+        faults.clear();
         proxies.forEach(ZkProxy::heal);
         Collections.reverse(elections);
         elections.forEach(ZkLeaderElection::close);
@@ -129,7 +125,7 @@ class ZkLeaderElectionTest {
         List<Recorder> recs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Recorder rec = new Recorder("p" + i);
-            es.add(join(client(connect, SESSION), base, "p" + i, rec));
+            es.add(join(client(SESSION), base, "p" + i, rec));
             recs.add(rec);
             awaitQueued(base, i + 1);
         }
@@ -182,30 +178,29 @@ class ZkLeaderElectionTest {
     @Test
     void expiredLeaderIsRevokedOnceAndRejoinsAtTheBack() throws Exception {
         // The old leader goes through a proxy that is stalled while its session is expired, so that it cannot
-        // win the session back from SessionExpiry's second handle (a race that would make it lead again with
+        // win the session back from the expiry's second handle (a race that would make it lead again with
         // the same epoch before losing it): it learns of the expiry only at the heal, as after a real expiry.
-        ZkProxy proxy = proxy();
-        ZkClient c0 = client(proxy.connectString(), SESSION);
+        ZkClient c0 = client(SESSION);
         Recorder rec0 = new Recorder("p0");
         ZkLeaderElection e0 = join(c0, base, "p0", rec0);
         assertTrue(e0.awaitLeadership(WAIT));
         long oldEpoch = e0.epoch();
         Recorder rec1 = new Recorder("p1");
-        ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", rec1);
+        ZkLeaderElection e1 = join(client(SESSION), base, "p1", rec1);
         awaitQueued(base, 2); // p1 before p2: two clients' creates would race on the wire
-        ZkLeaderElection e2 = join(client(connect, SESSION), base, "p2", new Recorder("p2"));
+        ZkLeaderElection e2 = join(client(SESSION), base, "p2", new Recorder("p2"));
         awaitQueued(base, 3);
         long oldSession = c0.sessionId();
 
-        proxy.stall();
-        SessionExpiry.expireOnServer(c0.zooKeeper(), connect, WAIT);
+        Fault partition = partition(c0);
+        ensemble.expireSession(c0); // returns once the server ended the session: c0 hears of it at the heal
         assertTrue(e1.awaitLeadership(WAIT), "p1 leads once p0's session is gone");
         long newEpoch = e1.epoch();
         assertTrue(newEpoch > oldEpoch);
         LOG.info("p1 elected while p0, cut off, still believes it leads: {} (the documented case only fencing covers)",
                 e0.isLeader());
 
-        proxy.heal();
+        partition.heal();
         Await.until(WAIT, () -> rec0.events.size() >= 2, () -> "p0 told revoked; log " + rec0.log());
         Await.until(WAIT, () -> c0.state() == ConnectionState.RECONNECTED && c0.sessionId() != oldSession,
                 () -> "p0's client in a new session; state " + c0.state());
@@ -243,16 +238,15 @@ class ZkLeaderElectionTest {
     @Test
     void partitionedLeaderStepsDownBeforeTheNextIsElected() throws Exception {
         Duration session = Duration.ofSeconds(4);
-        ZkProxy proxy = proxy();
-        ZkClient c0 = client(proxy.connectString(), session);
+        ZkClient c0 = client(session);
         FaultFixtures.StateLog states = FaultFixtures.StateLog.of(c0);
         Recorder rec0 = new Recorder("p0");
         ZkLeaderElection e0 = join(c0, base, "p0", rec0);
         assertTrue(e0.awaitLeadership(WAIT));
         Recorder rec1 = new Recorder("p1");
-        ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", rec1);
+        ZkLeaderElection e1 = join(client(SESSION), base, "p1", rec1);
         awaitQueued(base, 2); // p1 before p2: two clients' creates would race on the wire
-        join(client(connect, SESSION), base, "p2", new Recorder("p2"));
+        join(client(SESSION), base, "p2", new Recorder("p2"));
         awaitQueued(base, 3);
         long oldEpoch = e0.epoch();
         long oldSession = c0.sessionId();
@@ -260,7 +254,7 @@ class ZkLeaderElectionTest {
         resource.write(oldEpoch, "the first leader writes");
 
         long stalledAt = System.nanoTime();
-        proxy.stall();
+        Fault partition = partition(c0);
         assertTrue(e1.awaitLeadership(WAIT), "p1 leads once p0's session expired on the server");
         long newEpoch = e1.epoch();
         Await.until(WAIT, () -> !rec1.events.isEmpty(), () -> "p1 told elected; log " + rec1.log());
@@ -283,7 +277,7 @@ class ZkLeaderElectionTest {
         // Longer than the session: the client itself declares the session lost; the participant is not told twice.
         states.await(ConnectionState.LOST, stalledAt, WAIT);
         assertEquals(List.of("elected " + oldEpoch, "revoked " + oldEpoch + " SUSPENDED"), rec0.log());
-        proxy.heal();
+        partition.heal();
         Await.until(WAIT, () -> c0.state() == ConnectionState.RECONNECTED && c0.sessionId() != oldSession,
                 () -> "p0's client in a new session; states " + states.states());
         ZkLeaderElection reader = reader(base);
@@ -301,26 +295,25 @@ class ZkLeaderElectionTest {
     /** A partition shorter than the session: elected, revoked(SUSPENDED), elected with the same epoch, same session, leading again. */
     @Test
     void shortPartitionKeepsTheSameEpoch() throws Exception {
-        ZkProxy proxy = proxy();
-        ZkClient c0 = client(proxy.connectString(), SESSION);
+        ZkClient c0 = client(SESSION);
         Recorder rec0 = new Recorder("p0");
         ZkLeaderElection e0 = join(c0, base, "p0", rec0);
         assertTrue(e0.awaitLeadership(WAIT));
         Recorder rec1 = new Recorder("p1");
-        ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", rec1);
+        ZkLeaderElection e1 = join(client(SESSION), base, "p1", rec1);
         awaitQueued(base, 2);
         long epoch = e0.epoch();
         long session = c0.sessionId();
 
         long stalledAt = System.nanoTime();
-        proxy.stall();
+        Fault partition = partition(c0);
         Await.until("p0's client SUSPENDED", WAIT, () -> c0.state() == ConnectionState.SUSPENDED);
         assertFalse(e0.isLeader(), "not leader at once when SUSPENDED");
         Await.until(WAIT, () -> rec0.events.size() >= 2, () -> "p0 told revoked; log " + rec0.log());
         assertEquals(List.of("elected " + epoch, "revoked " + epoch + " SUSPENDED"), rec0.log());
         assertThrows(IllegalStateException.class, e0::epoch);
         long suspendedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt);
-        proxy.heal();
+        partition.heal();
 
         assertTrue(e0.awaitLeadership(WAIT), "p0 leads again in the same session");
         LOG.info("MEASURED short partition: SUSPENDED {} ms after the stall, leading again {} ms after the stall",
@@ -343,7 +336,7 @@ class ZkLeaderElectionTest {
         int n = 30;
         List<ZkClient> cs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            cs.add(client(connect, QUIET_SESSION));
+            cs.add(client(QUIET_SESSION));
         }
         List<ZkLeaderElection> es = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -415,11 +408,11 @@ class ZkLeaderElectionTest {
     /** A create whose reply was lost leaves exactly one node of the participant's session, it leads once the others leave, and none after close. */
     @Test
     void lostCreateReplyLeavesNoGhost() throws Exception {
-        ZkLeaderElection e1 = join(client(connect, SESSION), base, "p1", new Recorder("p1"));
-        ZkLeaderElection e2 = join(client(connect, SESSION), base, "p2", new Recorder("p2"));
+        ZkLeaderElection e1 = join(client(SESSION), base, "p1", new Recorder("p1"));
+        ZkLeaderElection e2 = join(client(SESSION), base, "p2", new Recorder("p2"));
         awaitQueued(base, 2); // the directory exists: the next create is p0's node
-        ZkProxy proxy = proxy();
-        ZkClient c0 = client(proxy.connectString(), SESSION);
+        ZkProxy proxy = proxy(); // the ensemble has no fault that cuts after one given request
+        ZkClient c0 = client(proxy, SESSION);
         FaultFixtures.StateLog states = FaultFixtures.StateLog.of(c0);
         long session = c0.sessionId();
         Recorder rec0 = new Recorder("p0");
@@ -463,7 +456,7 @@ class ZkLeaderElectionTest {
     /** Bad ids, paths and clients are refused with IllegalArgumentException; start twice, start after close, epoch() when not leading with IllegalStateException; close() twice is fine. */
     @Test
     void badArgumentsAndStatesAreRefused() throws Exception {
-        ZkClient c = client(connect, SESSION);
+        ZkClient c = client(SESSION);
         String ok = base;
         assertThrows(IllegalArgumentException.class, () -> new ZkLeaderElection(null, ok, "p"), "null client");
         assertThrows(IllegalArgumentException.class, () -> new ZkLeaderElection(c, ok, null), "null id");
@@ -486,7 +479,7 @@ class ZkLeaderElectionTest {
         assertThrows(IllegalArgumentException.class, () -> e.awaitLeadership(null));
         assertThrows(IllegalStateException.class, e::epoch, "epoch() before start");
         assertFalse(e.awaitLeadership(Duration.ofMillis(10)), "not started: false at once");
-        ZkLeaderElection first = join(client(connect, SESSION), ok, "first", new Recorder("first"));
+        ZkLeaderElection first = join(client(SESSION), ok, "first", new Recorder("first"));
         assertTrue(first.awaitLeadership(WAIT));
         e.start();
         assertThrows(IllegalStateException.class, e::start, "start() twice");
@@ -503,7 +496,7 @@ class ZkLeaderElectionTest {
         never.close();
         assertThrows(IllegalStateException.class, never::start, "start() after a close before start");
 
-        ZkClient closed = client(connect, SESSION);
+        ZkClient closed = client(SESSION);
         closed.close();
         ZkLeaderElection onClosed = new ZkLeaderElection(closed, ok, "late");
         assertThrows(IllegalStateException.class, onClosed::start, "start() on a closed client");
@@ -515,10 +508,9 @@ class ZkLeaderElectionTest {
     /** A listener that throws AssertionError on elected (and a RuntimeException on revoked) does not stop the other listener, which hears every later event in order. */
     @Test
     void throwingListenerDoesNotStopTheOthers() throws Exception {
-        ZkLeaderElection e0 = join(client(connect, SESSION), base, "p0", new Recorder("p0"));
+        ZkLeaderElection e0 = join(client(SESSION), base, "p0", new Recorder("p0"));
         assertTrue(e0.awaitLeadership(WAIT));
-        ZkProxy proxy = proxy();
-        ZkClient c1 = client(proxy.connectString(), SESSION);
+        ZkClient c1 = client(SESSION);
         ZkLeaderElection e1 = new ZkLeaderElection(c1, base, "p1");
         elections.add(e1);
         List<String> thrower = new CopyOnWriteArrayList<>();
@@ -546,7 +538,7 @@ class ZkLeaderElectionTest {
         Await.until(WAIT, () -> rec.log().equals(List.of("elected " + epoch)), () -> "second listener heard elected; " + rec.log());
 
         // A cut connection: SUSPENDED, then RECONNECTED in the same session: revoked, elected again.
-        proxy.cutAll();
+        ensemble.cutConnection(c1);
         Await.until(WAIT, () -> rec.events.size() >= 3, () -> "revoked and elected again; " + rec.log());
         e1.close();
         List<String> expected = List.of("elected " + epoch, "revoked " + epoch + " SUSPENDED", "elected " + epoch,
@@ -562,12 +554,11 @@ class ZkLeaderElectionTest {
     /** close() of a leader and of a waiter while the ensemble is unreachable returns within 1500 ms; after the heal no node of theirs is left. */
     @Test
     void closeDuringAnOutageIsQuickAndLeavesNothing() throws Exception {
-        ZkProxy proxy = proxy();
-        ZkClient cp = client(proxy.connectString(), Duration.ofSeconds(8));
+        ZkClient cp = client(Duration.ofSeconds(8));
         Recorder recA = new Recorder("a");
         ZkLeaderElection leader = join(cp, base, "a", recA);
         assertTrue(leader.awaitLeadership(WAIT));
-        ZkLeaderElection other = join(client(connect, SESSION), base, "c", new Recorder("c"));
+        ZkLeaderElection other = join(client(SESSION), base, "c", new Recorder("c"));
         awaitQueued(base, 2);
         ZkLeaderElection waiter = join(cp, base, "b", new Recorder("b"));
         awaitQueued(base, 3);
@@ -575,7 +566,7 @@ class ZkLeaderElectionTest {
         long epoch = leader.epoch();
         awaitWatching(session, base + "/" + QueueNode.queue(children(base)).get(1).name()); // b waits, watching c
 
-        proxy.stall();
+        Fault outage = partition(cp);
         long leaderMs = timeMillis(leader::close);
         long waiterMs = timeMillis(waiter::close);
         LOG.info("MEASURED close() with the ensemble unreachable: leader {} ms, waiter {} ms", leaderMs, waiterMs);
@@ -589,7 +580,7 @@ class ZkLeaderElectionTest {
         // CONNECTIONLOSS and must be retried. (Not cp.state(): see closingAWaiterDuringAnOutageDoesNotHideItFromTheLeader.)
         Await.until("the ZooKeeper handle notices the outage", WAIT,
                 () -> cp.zooKeeper().getState() == ZooKeeper.States.CONNECTING);
-        proxy.heal();
+        outage.heal();
         Await.until(WAIT, () -> FaultFixtures.nodesOf(zk(), base, session).isEmpty(),
                 () -> "no node of the closed participants left: " + children(base));
         assertTrue(other.awaitLeadership(WAIT));
@@ -604,14 +595,13 @@ class ZkLeaderElectionTest {
     /** A waiting participant closed during a silent outage must not hide the outage from a leader on the same client: the leader steps down (revoked SUSPENDED) before another participant is elected; never two leaders. */
     @Test
     void closingAWaiterDuringAnOutageDoesNotHideItFromTheLeader() throws Exception {
-        ZkProxy proxy = proxy();
-        ZkClient cp = client(proxy.connectString(), Duration.ofSeconds(4));
+        ZkClient cp = client(Duration.ofSeconds(4));
         FaultFixtures.StateLog states = FaultFixtures.StateLog.of(cp);
         Recorder recL = new Recorder("leader");
         ZkLeaderElection leader = join(cp, base, "leader", recL);
         assertTrue(leader.awaitLeadership(WAIT));
         Recorder recD = new Recorder("direct");
-        ZkLeaderElection direct = join(client(connect, SESSION), base, "direct", recD);
+        ZkLeaderElection direct = join(client(SESSION), base, "direct", recD);
         awaitQueued(base, 2);
         ZkLeaderElection waiter = join(cp, base, "waiter", new Recorder("waiter"));
         awaitQueued(base, 3);
@@ -620,7 +610,7 @@ class ZkLeaderElectionTest {
         awaitWatching(session, base + "/" + QueueNode.queue(children(base)).get(1).name()); // the waiter watches 'direct'
 
         long stalledAt = System.nanoTime();
-        proxy.stall();
+        partition(cp);
         waiter.close(); // a waiter leaves during the outage; the leader stays
         assertTrue(direct.awaitLeadership(WAIT), "'direct' leads once the server expired the cut-off session");
         Await.until(WAIT, () -> !recD.events.isEmpty(), () -> "'direct' told elected; " + recD.log());
@@ -644,7 +634,7 @@ class ZkLeaderElectionTest {
     void epochsRiseAcrossADeletedAndRecreatedPath() throws Exception {
         List<ZkLeaderElection> first = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            first.add(join(client(connect, SESSION), base, "old" + i, new Recorder("old" + i)));
+            first.add(join(client(SESSION), base, "old" + i, new Recorder("old" + i)));
             awaitQueued(base, i + 1);
         }
         long highest = Long.MIN_VALUE;
@@ -662,9 +652,9 @@ class ZkLeaderElectionTest {
         }
         assertEquals(null, zk().exists(base, false), "directory deleted");
 
-        ZkLeaderElection fresh = join(client(connect, SESSION), base, "new0", new Recorder("new0"));
+        ZkLeaderElection fresh = join(client(SESSION), base, "new0", new Recorder("new0"));
         awaitQueued(base, 1);
-        ZkLeaderElection next = join(client(connect, SESSION), base, "new1", new Recorder("new1"));
+        ZkLeaderElection next = join(client(SESSION), base, "new1", new Recorder("new1"));
         awaitQueued(base, 2);
         assertTrue(fresh.awaitLeadership(WAIT));
         long epoch = fresh.epoch();
@@ -682,8 +672,8 @@ class ZkLeaderElectionTest {
     @Test
     void participantsWhileParticipantsLeave() throws Exception {
         int n = 40;
-        List<ZkClient> cs = List.of(client(connect, SESSION), client(connect, SESSION), client(connect, SESSION),
-                client(connect, SESSION));
+        List<ZkClient> cs = List.of(client(SESSION), client(SESSION), client(SESSION),
+                client(SESSION));
         List<ZkLeaderElection> es = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             es.add(join(cs.get(i % cs.size()), base, "p" + i, new Recorder("p" + i)));
@@ -734,9 +724,18 @@ class ZkLeaderElectionTest {
 
     // ------------------------------------------------------------------ helpers
 
-    private ZkClient client(String connectString, Duration session) {
-        ZkClient c = ZkClient.builder()
-                .connectString(connectString)
+    /** A client of the ensemble (through a fault proxy of its own), closed after the test. */
+    private ZkClient client(Duration session) {
+        return client(ensemble.clientBuilder(), session);
+    }
+
+    /** A client through a proxy made here, for a fault the ensemble has no method for; closed after the test. */
+    private ZkClient client(ZkProxy proxy, Duration session) {
+        return client(ZkClient.builder().connectString(proxy.connectString()), session);
+    }
+
+    private ZkClient client(ZkClient.Builder builder, Duration session) {
+        ZkClient c = builder
                 .sessionTimeout(session)
                 .retryPolicy(RetryPolicy.forever(Duration.ofMillis(100)))
                 .build();
@@ -744,8 +743,15 @@ class ZkLeaderElectionTest {
         return c;
     }
 
+    /** A silent partition of {@code client}, healed after the test if the test does not. */
+    private Fault partition(ZkClient client) {
+        Fault f = ensemble.partition(client);
+        faults.add(f);
+        return f;
+    }
+
     private ZkProxy proxy() {
-        ZkProxy p = ZkProxy.to(connect);
+        ZkProxy p = ZkProxy.to(ensemble.connectString());
         proxies.add(p);
         return p;
     }

@@ -7,23 +7,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ConnectionState;
 import io.zkcoord.ZkClient;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.SessionExpiry;
 import java.time.Duration;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario 2: the holder's session is expired on the server in the middle of its critical section.
  */
+@ZkEnsemble
 class SessionExpiryFaultTest {
 
     private static final Duration SESSION = Duration.ofSeconds(10);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @RegisterExtension
-    static final FaultFixtures.ObservedServer server = new FaultFixtures.ObservedServer(500, SESSION);
+    private static ZkTestEnsemble ensemble;
+    /** Looks at the lock directories without taking part. */
+    private static ZooKeeper observer;
+
+    @BeforeAll
+    static void observe(ZkTestEnsemble zk, ZkClient observerClient) {
+        ensemble = zk;
+        observer = observerClient.zooKeeper();
+    }
 
     /**
      * Expiring the holder's session on the server hands the lock to the next waiter; the old holder is told
@@ -46,16 +56,16 @@ class SessionExpiryFaultTest {
     private void expiredHolderIsToldAndFencedOnce() throws Exception {
         String dir = "/faults/expiry-" + System.nanoTime();
         InvariantChecker checker = new InvariantChecker("S2 session expiry");
-        try (ZkClient a = FaultFixtures.client(server.connectString(), SESSION);
-             ZkClient b = FaultFixtures.client(server.connectString(), SESSION);
+        try (ZkClient a = client();
+             ZkClient b = client();
              MutexQueue queue = new MutexQueue("s2", checker, a, b, dir, WAIT)) {
             long oldSession = a.sessionId();
-            InvariantChecker.Entry ea = queue.holderThenWaiter(server.observer());
+            InvariantChecker.Entry ea = queue.holderThenWaiter(observer);
             // A second thread of A's client, queued behind B: it must queue again in A's next session.
-            queue.siblingBehindWaiter(server.observer());
+            queue.siblingBehindWaiter(observer);
 
             checker.fault("session of A expired on the server");
-            SessionExpiry.expireOnServer(a.zooKeeper(), server.connectString(), WAIT);
+            ensemble.expireSession(a);
             InvariantChecker.Entry eb = queue.awaitWaiter();
             assertTrue(eb.token() > ea.token(), "tokens grow from one holder to the next");
 
@@ -70,9 +80,18 @@ class SessionExpiryFaultTest {
             Await.until("A in a new session", WAIT, () -> a.state() == ConnectionState.RECONNECTED);
             assertNotEquals(oldSession, a.sessionId());
 
-            checker.assertDirectoryEmpty(server.observer(), dir, WAIT);
+            checker.assertDirectoryEmpty(observer, dir, WAIT);
             assertEquals(1, checker.refusedWrites());
             checker.assertNoViolations();
         }
+    }
+
+    /** A client of the ensemble with {@link FaultFixtures#client}'s settings; the test closes it. */
+    private static ZkClient client() {
+        return ensemble.clientBuilder()
+                .sessionTimeout(SESSION)
+                .connectionTimeout(Duration.ofSeconds(30))
+                .retryPolicy(FaultFixtures.PATIENT)
+                .build();
     }
 }

@@ -28,6 +28,14 @@ final class Faults {
     enum Kind {
         /** SIGSTOP of a client process (the holder of a random workload, or any), SIGCONT later: a GC pause. */
         PAUSE_CLIENT("pause-client"),
+        /**
+         * SIGSTOP of the process whose node holds a random workload's lock, SIGCONT only once that node is gone
+         * (its session expired) and someone else has written the workload's register since (or after {@link
+         * #HANDOFF_LIMIT}): a GC pause that always outlasts the hold and its handoff, however slow the machine.
+         * Recorded as {@code pause-client}: for the checker it is one. Not among the random run's kinds: it is
+         * for the checker's own test, whose broken {@code unfenced} workload must then write over its successor.
+         */
+        PAUSE_HOLDER_PAST_HANDOFF("pause-client"),
         /** SIGKILL of a client process; a new incarnation starts in its slot a moment later. */
         KILL_CLIENT("kill-client"),
         /** Every connection of one client process silenced (its proxies stalled), then healed. */
@@ -46,6 +54,11 @@ final class Faults {
         Kind(String label) {
             this.label = label;
         }
+
+        /** The kinds the randomized runs draw from: every one but the checker's own test's. */
+        static List<Kind> randomized() {
+            return java.util.Arrays.stream(values()).filter(k -> k != PAUSE_HOLDER_PAST_HANDOFF).toList();
+        }
     }
 
     private final Ensemble ensemble;
@@ -53,6 +66,9 @@ final class Faults {
     private final History.Writer log;
     private final Random random;
     private final long sessionMillis;
+    /** The longest a {@link Kind#PAUSE_HOLDER_PAST_HANDOFF} waits for the handoff before it resumes the holder. */
+    static final java.time.Duration HANDOFF_LIMIT = java.time.Duration.ofSeconds(90);
+
     private final ZooKeeper observer;
     private final List<String> holdDirs;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -81,7 +97,7 @@ final class Faults {
         final String target;
         final String detail;
         final Runnable undo;
-        ScheduledFuture<?> timer;
+        volatile ScheduledFuture<?> timer;
         boolean ended;
 
         Active(Kind kind, String target, String detail, Runnable undo) {
@@ -108,6 +124,7 @@ final class Faults {
     boolean inject(Kind kind) throws Exception {
         return switch (kind) {
             case PAUSE_CLIENT -> pauseClient();
+            case PAUSE_HOLDER_PAST_HANDOFF -> pauseHolderPastHandoff();
             case KILL_CLIENT -> killClient();
             case PARTITION_CLIENT -> partitionClient();
             case CUT_CLIENT -> cutClient();
@@ -136,7 +153,19 @@ final class Faults {
         return active.size();
     }
 
-    private void begin(Kind kind, String target, String detail, long millis, Runnable undo) {
+    /**
+     * Waits until every {@link Kind#PAUSE_HOLDER_PAST_HANDOFF} has ended by its own rule (each within {@link
+     * #HANDOFF_LIMIT}): the run's final heal must not cut short the handoff such a pause waits for.
+     */
+    void awaitHandoffs() throws InterruptedException {
+        io.zkcoord.testing.Await.within(HANDOFF_LIMIT.plusSeconds(10), java.time.Duration.ofMillis(100), () -> {
+            synchronized (this) {
+                return active.stream().noneMatch(a -> a.kind == Kind.PAUSE_HOLDER_PAST_HANDOFF);
+            }
+        });
+    }
+
+    private Active begin(Kind kind, String target, String detail, long millis, Runnable undo) {
         Active a = new Active(kind, target, detail, undo);
         synchronized (this) {
             active.add(a);
@@ -145,6 +174,7 @@ final class Faults {
         if (millis > 0) {
             a.timer = timer.schedule(a::end, millis, TimeUnit.MILLISECONDS);
         }
+        return a;
     }
 
     private long between(double lowSessions, double highSessions) {
@@ -168,6 +198,114 @@ final class Faults {
             releaseClient(c);
         });
         return true;
+    }
+
+    /** See {@link Kind#PAUSE_HOLDER_PAST_HANDOFF}. */
+    private boolean pauseHolderPastHandoff() {
+        Optional<Holding> found = holding();
+        if (found.isEmpty() || !claimClient(found.get().client())) {
+            return false;
+        }
+        Holding h = found.get();
+        ClientProcess c = h.client();
+        long pid = c.pid();
+        Signals.stop(pid);
+        // The look-up and the signal take time: the process is paused as the holder only if its node is still
+        // first now (stopped, it can no longer release it).
+        if (!firstNode(h.dir()).equals(Optional.of(h.node()))) {
+            Signals.resume(pid);
+            releaseClient(c);
+            return false;
+        }
+        String register = h.dir().substring(0, h.dir().lastIndexOf('/')) + "/register";
+        Active a = begin(Kind.PAUSE_HOLDER_PAST_HANDOFF, c.name(), "pid=" + pid + " until=handoff of " + h.dir(), 0,
+                () -> {
+                    Signals.resume(pid);
+                    releaseClient(c);
+                });
+        new HandoffWatch(a, h.dir() + "/" + h.node(), register, System.nanoTime() + HANDOFF_LIMIT.toNanos()).next();
+        return true;
+    }
+
+    /**
+     * Ends a {@link Kind#PAUSE_HOLDER_PAST_HANDOFF} once the paused holder's node is gone and the register was
+     * written since (by another process: the paused one sends nothing, and its last request was answered long
+     * before its session expired), or no register exists; looks every 100 ms on the fault timer.
+     */
+    private final class HandoffWatch {
+        private final Active pause;
+        private final String node;
+        private final String register;
+        private final long deadline;
+        /** The register's mzxid when the node was first seen gone; -1 before. */
+        private long goneAt = -1;
+
+        HandoffWatch(Active pause, String node, String register, long deadline) {
+            this.pause = pause;
+            this.node = node;
+            this.register = register;
+            this.deadline = deadline;
+        }
+
+        void next() {
+            try {
+                pause.timer = timer.schedule(this::look, 100, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // endAll() ended it
+            }
+        }
+
+        private void look() {
+            synchronized (Faults.this) {
+                if (pause.ended) {
+                    return;
+                }
+            }
+            if (handedOn()) {
+                pause.end();
+            } else if (System.nanoTime() - deadline > 0) {
+                log.record("", "error", "pause-past-handoff", pause.target, 0, 0, "no handoff of " + node + " within "
+                        + HANDOFF_LIMIT.toSeconds() + " s: resumed");
+                pause.end();
+            } else {
+                next();
+            }
+        }
+
+        private boolean handedOn() {
+            try {
+                if (stat(node).isPresent()) {
+                    return false;
+                }
+                Optional<org.apache.zookeeper.data.Stat> written = stat(register);
+                if (written.isEmpty()) {
+                    return true;
+                }
+                if (goneAt < 0) {
+                    goneAt = written.get().getMzxid();
+                    return false;
+                }
+                return written.get().getMzxid() > goneAt;
+            } catch (Exception e) {
+                return false; // look again
+            }
+        }
+    }
+
+    /** @return the node's stat, empty if it does not exist; throws if the observer gets no answer within a second */
+    private Optional<org.apache.zookeeper.data.Stat> stat(String path) throws Exception {
+        CompletableFuture<Optional<org.apache.zookeeper.data.Stat>> answer = new CompletableFuture<>();
+        observer.exists(path, false, (rc, p, ctx, stat) -> {
+            if (rc == org.apache.zookeeper.KeeperException.Code.OK.intValue()) {
+                answer.complete(Optional.of(stat));
+            } else if (rc == org.apache.zookeeper.KeeperException.Code.NONODE.intValue()) {
+                answer.complete(Optional.empty());
+            } else {
+                answer.completeExceptionally(org.apache.zookeeper.KeeperException.create(
+                        org.apache.zookeeper.KeeperException.Code.get(rc), p));
+            }
+        }, null);
+        return answer.get(1, TimeUnit.SECONDS);
     }
 
     private boolean killClient() throws Exception {
@@ -237,22 +375,21 @@ final class Faults {
 
     /** The client process whose node is first in a random workload's queue (the holder, or the leader). */
     private Optional<ClientProcess> holder() {
+        return holding().map(Holding::client);
+    }
+
+    /** A workload's first node (in {@code dir}) and the client process that owns it. */
+    private record Holding(String dir, String node, ClientProcess client) {
+    }
+
+    /** The first node of a random workload's queue and its owner, if a client process of the run owns it. */
+    private Optional<Holding> holding() {
         if (holdDirs.isEmpty()) {
             return Optional.empty();
         }
         String dir = holdDirs.get(random.nextInt(holdDirs.size()));
         try {
-            CompletableFuture<List<String>> children = new CompletableFuture<>();
-            observer.getChildren(dir, false, (rc, path, ctx, names) -> {
-                if (names == null) {
-                    children.complete(List.of());
-                } else {
-                    children.complete(names);
-                }
-            }, null);
-            List<String> names = children.get(1, TimeUnit.SECONDS);
-            Optional<String> first = names.stream()
-                    .min(Comparator.comparing(n -> n.substring(Math.max(0, n.length() - 10))));
+            Optional<String> first = firstNode(dir);
             if (first.isEmpty()) {
                 return Optional.empty();
             }
@@ -263,13 +400,31 @@ final class Faults {
             String text = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
             for (ClientProcess c : clients) {
                 if (text.contains("pid=" + c.pid() + " ") || text.startsWith(c.name() + "/")) {
-                    return Optional.of(c);
+                    return Optional.of(new Holding(dir, first.get(), c));
                 }
             }
         } catch (Exception e) {
             // the ensemble is busy with other faults: any client will do
         }
         return Optional.empty();
+    }
+
+    /** @return the first node of {@code dir} by sequence number, empty if none (or no answer within a second) */
+    private Optional<String> firstNode(String dir) {
+        try {
+            CompletableFuture<List<String>> children = new CompletableFuture<>();
+            observer.getChildren(dir, false, (rc, path, ctx, names) -> {
+                if (names == null) {
+                    children.complete(List.of());
+                } else {
+                    children.complete(names);
+                }
+            }, null);
+            return children.get(1, TimeUnit.SECONDS).stream()
+                    .min(Comparator.comparing(n -> n.substring(Math.max(0, n.length() - 10))));
+        } catch (Exception e) {
+            return Optional.empty();
+        }
     }
 
     // ---- server faults

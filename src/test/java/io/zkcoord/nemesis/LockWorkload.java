@@ -29,6 +29,8 @@ import java.util.Optional;
 final class LockWorkload extends Workload {
 
     private static final Duration ACQUIRE_WAIT = Duration.ofSeconds(5);
+    /** The writes of one {@code unfenced} hold. */
+    private static final int UNFENCED_WRITES = 20;
 
     private final String lockPath;
     private final String register;
@@ -96,7 +98,9 @@ final class LockWorkload extends Workload {
         try {
             int writes = mode.equals("exclusive") || mode.equals("write") ? 1 + random.nextInt(3) : 0;
             if (unfenced) {
-                writes = 4; // unfenced: the hold is mostly waits each followed by a write, so a pause hits one
+                // The hold is mostly waits each followed by a write, and long (about a second): a holder paused
+                // in it nearly always has writes left, which land over its successor's once it resumes.
+                writes = UNFENCED_WRITES;
             }
             for (int i = 0; i < writes && !stopping(); i++) {
                 pace(10, 80);

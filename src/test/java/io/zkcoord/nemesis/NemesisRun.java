@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * history and the {@link Checker}'s verdict. Everything it started is stopped before it returns.
  *
  * <p>Steps: (1) start the ensemble and wait for a quorum; (2) create the workloads' directories and registers;
- * (3) start the client processes; (4) run the {@link Schedule}; (5) end every fault, heal every link, restart any
- * server still down and wait for a quorum ({@code final healed}); (6) wait up to a minute until every workload is
+ * (3) start the client processes and wait (up to a minute) until every workload has been granted; (4) run the
+ * {@link Schedule}; (5) let every pause that ends at a handoff see it, end every other fault, heal every link,
+ * restart any server still down and wait for a quorum ({@code final healed}); (6) wait up to a minute until every workload is
  * granted again; (7) ask every client to stop ({@code final exit}: each must exit within a minute); (8) wait until
  * no node is left in any workload's directory ({@code final leftover}); (9) read the registers ({@code final
  * register}); (10) merge the histories into {@code history.txt} and check it.
@@ -115,9 +116,12 @@ final class NemesisRun {
                 // the other workloads' directories, as before, rather than mostly missing.
                 Faults faults = new Faults(ensemble, clients, log, random, config.session().toMillis(), observer,
                         holdDirs.stream().filter(d -> !d.startsWith(BASE + "/entity/")).toList());
+                // Faults start once every workload runs: a slow machine's client start-up takes no fault time.
+                awaitCondition(PROGRESS_WAIT, () -> everyWorkloadGranted(clients, config.workloads(), Long.MIN_VALUE));
                 started = new Schedule(faults, config.faults(), random, log).run(config.duration());
 
                 // the final heal
+                faults.awaitHandoffs();
                 faults.endAll();
                 ensemble.links().healAll();
                 clients.forEach(ClientProcess::healAll);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
 import io.zkcoord.lock.ZkMutex;
+import io.zkcoord.retry.RetryPolicy;
 import io.zkcoord.testing.Await;
 import java.time.Duration;
 import java.util.List;
@@ -25,10 +26,17 @@ import org.slf4j.LoggerFactory;
  * first session keeps waiting through the client's TLS probes, and holds once the quorum forms.
  */
 @org.junit.jupiter.api.extension.ExtendWith(SecretsInLogs.class)
-@Timeout(value = 5, unit = TimeUnit.MINUTES) // a safety net only: every wait below has its own deadline
+@Timeout(value = 10, unit = TimeUnit.MINUTES) // a safety net only: every wait below has its own deadline
 class TlsNoQuorumTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** Each wait's limit: a server's JVM starting, an election, a probe, on a busy 2-core machine. */
+    private static final Duration WAIT = Duration.ofSeconds(120);
+    /**
+     * The client's retry policy: without a session its acquisition waits as long as the test may run before it
+     * gives up (the default policy's 10 retries give up after 6 to 11 s, less than a server's restart and an
+     * election take under load). A refused TLS fails it at once whatever the policy: that must not happen here.
+     */
+    private static final RetryPolicy PATIENT = RetryPolicy.untilElapsed(Duration.ofMinutes(10), Duration.ofMillis(200));
 
     private static TestCertificates certs;
     private static SecureEnsemble ensemble;
@@ -65,7 +73,8 @@ class TlsNoQuorumTest {
                 () -> !List.of("leader", "follower", "standalone").contains(alone.mode()));
         try (ZkClient client = ZkClient.builder().connectString(alone.secureConnectString())
                 .clientConfig(TlsSettings.client(certs.trustStore, certs.aliceKeyStore))
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30)).start()) {
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(30))
+                .retryPolicy(PATIENT).start()) {
             CompletableFuture<ZkLease> waiting = new ZkMutex(client, "/tls-no-quorum/lock").acquireAsync();
             Await.until("two TLS probes judged", WAIT, () -> watchLog.verdicts().size() >= 2);
             assertFalse(waiting.isDone(), () -> "the acquisition still waits for a session: " + watchLog.verdicts() + " "

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -52,8 +53,11 @@ class CliWatchdogTest extends CliFixture {
             String path = "/cli/watchdog/" + name + "-" + run;
             Path ticks = dir.resolve("ticks-" + name + "-" + run);
             Path pidA = dir.resolve("pid-a-" + name + "-" + run);
+            // The pid file appears whole or not at all (written aside, then renamed): A may be killed while its
+            // shell writes it, and a file that exists must then still name the command.
             ZkcoordProcess a = start("run", connect(), "--session-timeout", "2s", "--lock", path, "--", "sh", "-c",
-                    "echo $$ > " + pidA + "; while true; do echo A >> " + ticks + "; sleep 0.1; done");
+                    "echo $$ > " + pidA + ".tmp && mv " + pidA + ".tmp " + pidA + "; while true; do echo A >> " + ticks
+                            + "; sleep 0.1; done");
             // B queues behind A, so A holds first; the SIGKILL comes at a random moment from A's
             // enqueue on: before, while or after its command starts.
             await("A queued", () -> queued(path, a.pid()));
@@ -73,9 +77,9 @@ class CliWatchdogTest extends CliFixture {
                 report.add("run " + run + ": SIGKILL after " + killAfterMillis + " ms, A's command "
                         + (commandStarted ? "running" : "not yet started") + ", ticks of A during B: " + overlap);
                 assertEquals(0, overlap, "A's command ran beside B's: " + String.join("\n  ", report));
-                if (Files.exists(pidA)) {
-                    long commandPid = Long.parseLong(Files.readString(pidA).trim());
-                    await("A's command ends", () -> !alive(commandPid));
+                OptionalLong commandPid = commandPid(pidA);
+                if (commandPid.isPresent()) {
+                    await("A's command ends", () -> !alive(commandPid.getAsLong()));
                 }
             } finally {
                 killCommand(pidA);
@@ -108,16 +112,28 @@ class CliWatchdogTest extends CliFixture {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
+    /**
+     * The command's pid, if it wrote it: from the pid file (whole, since it is renamed into place), or
+     * from the file written aside when A was killed before the rename, if its line is whole.
+     */
+    private static OptionalLong commandPid(Path pidFile) throws IOException {
+        if (Files.exists(pidFile)) {
+            return OptionalLong.of(Long.parseLong(Files.readString(pidFile).trim()));
+        }
+        Path aside = pidFile.resolveSibling(pidFile.getFileName() + ".tmp");
+        try {
+            String line = Files.readString(aside);
+            return line.endsWith("\n") ? OptionalLong.of(Long.parseLong(line.trim())) : OptionalLong.empty();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** Clean-up when the watchdog failed: the orphaned command would tick on after the test. */
     private static void killCommand(Path pidFile) throws IOException {
-        if (Files.exists(pidFile)) {
-            String pid = Files.readString(pidFile).trim();
-            if (!pid.isEmpty()) {
-                ProcessHandle.of(Long.parseLong(pid)).ifPresent(h -> {
-                    h.descendants().forEach(ProcessHandle::destroyForcibly);
-                    h.destroyForcibly();
-                });
-            }
-        }
+        commandPid(pidFile).ifPresent(pid -> ProcessHandle.of(pid).ifPresent(h -> {
+            h.descendants().forEach(ProcessHandle::destroyForcibly);
+            h.destroyForcibly();
+        }));
     }
 }

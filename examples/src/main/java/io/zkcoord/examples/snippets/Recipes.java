@@ -4,6 +4,9 @@ package io.zkcoord.examples.snippets;
 import io.zkcoord.KeyPaths;
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
+import io.zkcoord.barrier.ZkBarrier;
+import io.zkcoord.barrier.ZkCountDownLatch;
+import io.zkcoord.barrier.ZkDoubleBarrier;
 import io.zkcoord.cache.CacheListener;
 import io.zkcoord.cache.CachedNode;
 import io.zkcoord.cache.ZkCache;
@@ -21,11 +24,15 @@ import io.zkcoord.lock.ZkReadWriteLock;
 import io.zkcoord.semaphore.ZkSemaphore;
 import io.zkcoord.shard.ShardListener;
 import io.zkcoord.shard.ZkShardMember;
+import io.zkcoord.value.Versioned;
+import io.zkcoord.value.ZkAtomicLong;
+import io.zkcoord.value.ZkSharedValue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.Op;
 import org.slf4j.Logger;
@@ -237,6 +244,58 @@ final class Recipes {
         }
     }
     // end:shards
+
+    // snippet:counter
+    static long counter(ZkClient client) {
+        ZkAtomicLong orders = new ZkAtomicLong(client, "/counters/orders");
+        return orders.incrementAndGet();   // applied exactly once, or it throws: no "did not succeed" to loop on
+    }
+    // end:counter
+
+    // snippet:shared-value
+    static int sharedValue(ZkClient client) {
+        try (ZkSharedValue<Integer> limit = ZkSharedValue.ofInt(client, "/config/limit", 100)) {
+            limit.start();                                          // made with 100 if missing
+            limit.addListener(v -> log.info("limit now {}", v.value()));
+            Versioned<Integer> seen = limit.get();
+            if (!limit.trySet(seen, seen.value() + 10)) {           // only if nobody changed it since
+                log.info("changed meanwhile, now {}", limit.get().value());
+            }
+            return limit.get().value();
+        }
+    }
+    // end:shared-value
+
+    // snippet:latch
+    static boolean latch(ZkClient client) throws InterruptedException {
+        ZkCountDownLatch loaded = new ZkCountDownLatch(client, "/latches/partitions-loaded");
+        loaded.trySetCount(3);              // arms a round; false while one is running
+        for (int partition = 0; partition < 3; partition++) {
+            loaded.countDown();             // each loader once, from any process: counted exactly once
+        }
+        return loaded.await(Duration.ofSeconds(30));   // every waiter of this round passes at zero
+    }
+    // end:latch
+
+    // snippet:barrier
+    static boolean barrier(ZkClient client) throws InterruptedException {
+        ZkBarrier migration = new ZkBarrier(client, "/barriers/schema-migration");
+        migration.set();                                           // the migrator holds everyone ...
+        CompletableFuture.runAsync(migration::remove);              // ... and lets them all through when done
+        return migration.await(Duration.ofSeconds(30));             // a worker: true once it is gone
+    }
+    // end:barrier
+
+    // snippet:double-barrier
+    static boolean doubleBarrier(ZkClient client) throws InterruptedException {
+        ZkDoubleBarrier round = new ZkDoubleBarrier(client, "/barriers/load-test", 1);   // 1 member, to run alone
+        if (!round.enter(Duration.ofSeconds(30))) {   // start together once all members are in
+            return false;                             // nobody else came: our node is already removed
+        }
+        // the work of the round
+        return round.leave(Duration.ofSeconds(30));   // finish together once all have left
+    }
+    // end:double-barrier
 
     // snippet:inspect
     static QueueSnapshot inspect(ZkClient client) throws InterruptedException {

@@ -113,6 +113,21 @@ public final class Snippets {
             java.util.Set<Integer> owned = Recipes.shards(client);
             check("the only shard member owns all 16 shards", () -> owned.size() == 16);
 
+            check("the counter's first increment gives 1", () -> Recipes.counter(client) == 1);
+            check("the counter's second gives 2", () -> Recipes.counter(client) == 2);
+            check("the shared value is seeded with 100 and raised to 110", () -> Recipes.sharedValue(client) == 110);
+            check("the shared value is 110 in Curator's SharedCount format (4 bytes)",
+                    () -> readBytes(client, "/config/limit").length == 4
+                            && java.nio.ByteBuffer.wrap(readBytes(client, "/config/limit")).getInt() == 110);
+            boolean opened = Recipes.latch(client);
+            check("the latch opens after its 3 count-downs", () -> opened
+                    && new io.zkcoord.barrier.ZkCountDownLatch(client, "/latches/partitions-loaded").getCount() == 0);
+            boolean passed = Recipes.barrier(client);
+            check("the barrier lets its worker through once removed", () -> passed);
+            boolean together = Recipes.doubleBarrier(client);
+            check("the double barrier's member enters and leaves, leaving no node",
+                    () -> together && children(client, "/barriers/load-test").stream().noneMatch(c -> c.startsWith("member-")));
+
             try (ZkLease held = new ZkMutex(client, "/locks/nightly-export").acquire()) {
                 QueueSnapshot s = Recipes.inspect(client);
                 check("inspect sees the one holder", () -> s.holders().size() == 1 && s.waiters().isEmpty()
@@ -219,8 +234,12 @@ public final class Snippets {
     }
 
     private static String read(ZkClient client, String path) {
+        return new String(readBytes(client, path), StandardCharsets.UTF_8);
+    }
+
+    private static byte[] readBytes(ZkClient client, String path) {
         try {
-            return new String(client.call(path, zk -> zk.getData(path, false, null)), StandardCharsets.UTF_8);
+            return client.call(path, zk -> zk.getData(path, false, null));
         } catch (KeeperException | InterruptedException e) {
             throw new IllegalStateException("cannot read " + path + ": " + e, e);
         }
