@@ -50,6 +50,8 @@ class MixedRandomFaultsTest {
             Await.until(Duration.ofSeconds(60), () -> queue(look, dir) == 0,
                     () -> "nodes left behind after the run; " + outcome.summary());
             return outcome;
+        } catch (Exception | AssertionError e) {
+            throw new AssertionError("run failed; replay with -Dmixed.faults.seed=" + seed + ": " + e, e);
         }
     }
 

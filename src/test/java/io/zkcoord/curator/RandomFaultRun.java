@@ -61,7 +61,7 @@ final class RandomFaultRun {
                     + expiries + " session expiries; " + skipped + " skipped: no session to end); " + overlaps
                     + " entries met a stale holder inside (overlaps), from " + (staleCurator + staleOurs)
                     + " stale holds: " + staleCurator + " Curator's (not told: Curator's fault), " + staleOurs
-                    + " zkcoord's (all told, else a fault of ours; " + staleOursRefused + " of their guarded commits"
+                    + " zkcoord's (each must be told, or it is a fault of ours; " + staleOursRefused + " of their guarded commits"
                     + " refused); " + lockFailures + " lock, commit or release calls failed under the faults;"
                     + " faults of ours: " + ours + "; Curator's faults recorded: " + curators.size();
         }
