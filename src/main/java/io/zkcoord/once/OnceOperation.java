@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *   PLAN: Done on a state read now -> complete; Done on a remembered one -> READ VALUE;
  *         Write -> SEND attempt n
  *   SEND: applied -> complete | lost -> (policy delay) READ BOTH | marker moved -> READ BOTH
- *         | value moved -> READ VALUE (READ BOTH after a loss) | parent missing -> make parents, PLAN
+ *         | value moved -> (a random pause of up to 8 round trips) READ VALUE (READ BOTH after a loss)
+ *         | parent missing -> make parents, PLAN
  *         | session ended -> (an attempt unanswered: unknown) else PLAN in the next session
  *   READ BOTH: the value, then the marker (same round trip, in this order): the marker names an
  *         attempt of this operation -> complete with that attempt's result; else PLAN
@@ -43,6 +45,8 @@ import org.slf4j.LoggerFactory;
 final class OnceOperation<R> {
 
     private static final Logger log = LoggerFactory.getLogger(OnceOperation.class);
+    /** A pause shorter than this is not worth a trip through the scheduler. */
+    private static final long MIN_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final OnceWriter writer;
     private final ClientServices services;
@@ -59,6 +63,10 @@ final class OnceOperation<R> {
     /** Whether the writer's remembered state was read during this operation. */
     private boolean fresh;
     private int attempts;
+    /** Refusals by another writer's write in a row (at most 4), for the pause after the next. */
+    private int refused;
+    /** When the last attempt was sent. */
+    private long sentNanos;
     private int retries;
     private long startNanos;
 
@@ -160,6 +168,7 @@ final class OnceOperation<R> {
             return;
         }
         sent.put(n, write.result());
+        sentNanos = System.nanoTime();
         try {
             session.zooKeeper().multi(attempt.ops(), (rc, p, ctx, results) -> answered(attempt, write, Code.get(rc), results),
                     null);
@@ -182,7 +191,14 @@ final class OnceOperation<R> {
             }
             case SESSION_ENDED -> sessionEnded(code);
             case MARKER_MOVED -> readBoth();
-            case VALUE_MOVED, EXTRA_REFUSED -> {
+            case VALUE_MOVED -> {
+                if (unanswered) {
+                    readBoth();
+                } else {
+                    afterContention();
+                }
+            }
+            case EXTRA_REFUSED -> {
                 if (unanswered) {
                     readBoth();
                 } else {
@@ -198,6 +214,27 @@ final class OnceOperation<R> {
             });
             case FAILED -> fail(new CoordinationException("the ensemble refused a write of " + path + " (" + code + ")",
                     KeeperException.create(code, path)));
+        }
+    }
+
+    /**
+     * Another writer's write landed first: reads the value again and re-plans, after a random
+     * pause of up to a few round trips that doubles with each refusal in a row (at most 8), so
+     * that writers refused together do not all write again together, one winning and the rest
+     * refused again. The pause is measured in this attempt's round trip, not in fixed time.
+     */
+    private void afterContention() {
+        refused = Math.min(refused + 1, 4);
+        long roundTrip = System.nanoTime() - sentNanos;
+        long pause = (long) (ThreadLocalRandom.current().nextDouble() * roundTrip * (1L << (refused - 1)));
+        if (pause < MIN_PAUSE_NANOS) {
+            readValue();
+            return;
+        }
+        try {
+            services.scheduler().schedule(() -> withSession(s -> readValue()), pause, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            fail(new IllegalStateException("the client is closed; nothing written to " + path));
         }
     }
 

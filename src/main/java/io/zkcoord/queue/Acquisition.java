@@ -8,14 +8,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.zookeeper.AsyncCallback;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +56,15 @@ import org.slf4j.LoggerFactory;
  * next session (from step 1). A passing failure (connection loss) repeats the step after the
  * retry policy's delay; when the policy gives up the acquisition fails with {@link
  * CoordinationException}. A closed client fails it with {@link IllegalStateException}.
+ *
+ * <p>This class is the state machine: every transition, and what every reply means, is here, in
+ * the order of the steps. Three steps keep their requests and their bookkeeping in a class of
+ * their own, owned by the acquisition and used under its monitor only: {@link CreateAttempt}
+ * (steps 2 and 3: the attempt id, the create slot, whether a create may have made a node unseen,
+ * the search by attempt id), {@link QueueReads} (step 4: the reads, the rule's answer over every
+ * queue, what a grant takes from its read) and {@link Watching} (step 5: the watch waited on, and
+ * a lone hold's watch of its directory). Its own nodes, once known, are one value ({@link
+ * OwnNodes}).
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -113,7 +118,6 @@ public final class Acquisition {
     private final QueueDirectory queue;
     /** The directories, for messages. */
     private final String dir;
-    private final String kind;
     private final QueueRule rule;
     private final QueueSessions sessions;
     private final boolean oneLook;
@@ -121,6 +125,12 @@ public final class Acquisition {
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
     /** Completes once an acquisition that ended without a grant has no node left (or stopped trying). */
     private final CompletableFuture<Void> cleanedUp = new CompletableFuture<>();
+    /** Steps 2 and 3: the create line, and the search for a node whose create's reply was lost. */
+    private final CreateAttempt create;
+    /** Step 4: the reads of the queues, and what the rule decides on them. */
+    private final QueueReads reads;
+    /** Step 5: the watch waited on, and a lone hold's watch of its directory. */
+    private final Watching watching;
 
     // Guarded by this.
     private State state = State.AWAITING_SESSION;
@@ -130,36 +140,8 @@ public final class Acquisition {
     private Runnable cancelSessionHook = () -> { };
     /** Stops waiting for the next session ({@link SessionWaits}); does nothing when not waiting. */
     private Runnable cancelSessionWait = () -> { };
-    /** Name prefix of the current create attempt ({@code kind-attemptId-}). */
-    private String prefix;
-    /** True once a create of the current attempt was sent and its node may exist unseen. */
-    private boolean createUnsettled;
-    /** True while the reply to the current attempt's create is awaited: that reply settles it. */
-    private boolean createInFlight;
-    /** Our place in the session's line for a create slot, and that line; null unless waiting in it. */
-    private CreateWindow.Ticket createTicket;
-    private CreateWindow createLine;
-    /** True once a thread blocks on this acquisition ({@link #waitedOn}): its creates go in the blocked turns. */
-    private boolean blockedOn;
-    /** Our interest in the watch we wait for (a node, or the queue); null when not watching. */
-    private SharedWatches.Subscription watching;
-    /** The children watch that a read pipelined behind a create making the directory set, for a lone hold; or null. */
-    private LoneHolds.Watch loneWatch;
     /** Our nodes, one per directory in the set's order, once known; null before. */
-    private List<String> ownPaths;
-    private List<QueueNode> owns;
-    private long czxid;
-    /** True if the reply being decided on came from a read that armed a watch of the queue. */
-    private boolean queueWatched;
-    /**
-     * True when the read that grants lists nodes behind ours: one of them may have seen ours
-     * waiting and watch it, so a rule that {@link QueueRule#announcesPromotion() announces
-     * promotions} must tell it. (A node created after that read reads a queue in which ours holds.)
-     */
-    private boolean successorMayWatch;
-    /** The children of the last read decided on, and the directories a release may remove by it. */
-    private List<List<String>> lastRead;
-    private List<String> removableDirs = List.of();
+    private OwnNodes own;
     /** True once the rule has answered at least once. */
     private volatile boolean looked;
     /** Retries of the current failing step, and when its first try failed. */
@@ -170,11 +152,13 @@ public final class Acquisition {
         this.queues = queues;
         this.queue = queues.first();
         this.dir = queues.toString();
-        this.kind = kind;
         this.rule = rule;
         this.sessions = QueueSessions.of(queue.services());
         this.oneLook = oneLook;
         this.data = data;
+        this.create = new CreateAttempt(queues, kind, data);
+        this.reads = new QueueReads(queues, rule);
+        this.watching = new Watching(sessions);
     }
 
     /**
@@ -209,10 +193,7 @@ public final class Acquisition {
      * acquireAsync()} on other paths. Never blocks.
      */
     public synchronized void waitedOn() {
-        blockedOn = true;
-        if (createTicket != null) {
-            createLine.waitedOn(createTicket);
-        }
+        create.waitedOn();
     }
 
     /**
@@ -246,7 +227,7 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 1. session
 
     private void awaitSession() {
-        leaveCreateLine();
+        create.leaveLine();
         state = State.AWAITING_SESSION;
         int s = ++step;
         // Fails at once while every server refuses the client's TLS for good (see ClientServices).
@@ -298,24 +279,15 @@ public final class Acquisition {
     private void enqueue(ZkSession live) {
         session = live;
         retries = 0; // a new session starts its retry budget afresh
-        prefix = newPrefix();
-        owns = null;
-        ownPaths = null;
-        createUnsettled = false;
-        createInFlight = false;
-        queueWatched = false;
-        lastRead = null;
+        create.begin();
+        own = null;
+        reads.forget();
         int s = step;
         Runnable cancel = live.onEnd(() -> sessionEnded(live));
         if (s == step) { // unless the hook ran at once: the session had ended already
             cancelSessionHook = cancel;
             sendCreate();
         }
-    }
-
-    /** @return the name prefix of a new attempt, with a random attempt id */
-    private String newPrefix() {
-        return queues.naming().newPrefix(kind);
     }
 
     // ------------------------------------------------------------------ 2. enqueue
@@ -328,12 +300,8 @@ public final class Acquisition {
         state = State.ENQUEUEING;
         int s = ++step;
         CreateWindow line = sessions.of(session).creates();
-        CreateWindow.Ticket ticket = line.take(dir, blockedOn, () -> slotReached(s, line));
-        if (ticket == null) {
+        if (create.takeSlot(line, dir, () -> slotReached(s, line))) {
             sendCreateNow(s, line);
-        } else {
-            createTicket = ticket;
-            createLine = line;
         }
     }
 
@@ -342,49 +310,18 @@ public final class Acquisition {
         if (s != step || state.terminal()) {
             return false;
         }
-        createTicket = null;
-        createLine = null;
+        create.slotReached();
         sendCreateNow(s, line);
         return true;
-    }
-
-    /** Leaves the line for a create slot, if in it: the create will not be sent. */
-    private void leaveCreateLine() {
-        if (createTicket != null) {
-            createLine.withdraw(createTicket);
-            createTicket = null;
-            createLine = null;
-        }
     }
 
     /** Sends the create, holding a slot of {@code line} that its reply gives back. */
     private void sendCreateNow(int s, CreateWindow line) {
         ZkSession in = session;
-        String attempt = prefix;
         try {
-            // The read is pipelined behind the create: answered after it, it sees the node. The
-            // slot is given back once, by the create's reply (or here, if sending failed).
-            AtomicBoolean holding = new AtomicBoolean(true);
-            Runnable giveBack = () -> {
-                if (holding.compareAndSet(true, false)) {
-                    line.release();
-                }
-            };
-            createUnsettled = true;
-            createInFlight = true;
-            try {
-                queues.enqueue(in, attempt, data, (code, paths, czxid) -> {
-                    if (!resentInSlot(s, attempt, code, line)) {
-                        giveBack.run(); // outside this acquisition's lock: the slot may pass to another
-                        created(s, in, attempt, code, paths, czxid);
-                    }
-                }, readReply(s, false), () -> watchForLoneHold(s, in));
-            } catch (RuntimeException e) {
-                giveBack.run();
-                createUnsettled = false;
-                createInFlight = false;
-                throw e;
-            }
+            create.send(in, line, (attempt, code) -> resentInSlot(s, attempt, code, line),
+                    (attempt, code, paths, czxid) -> created(s, in, attempt, code, paths, czxid),
+                    readReply(s, false), () -> watchForLoneHold(s, in));
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot queue in " + dir + ": " + e.getMessage(), e));
         }
@@ -400,16 +337,7 @@ public final class Acquisition {
         if (s != step || state.terminal() || in != session) {
             return null;
         }
-        dropLoneWatch();
-        loneWatch = sessions.of(in).loneHolds().watch(queue.path());
-        return loneWatch;
-    }
-
-    private void dropLoneWatch() {
-        if (loneWatch != null) {
-            loneWatch.cancel();
-            loneWatch = null;
-        }
+        return watching.lone(in, queue.path());
     }
 
     /**
@@ -421,11 +349,11 @@ public final class Acquisition {
      * @return true if sent so (the slot is the new create's), false if the reply is {@link #created}'s
      */
     private synchronized boolean resentInSlot(int s, String attempt, Code code, CreateWindow line) {
-        if (code != Code.NODEEXISTS || s != step || state.terminal() || !attempt.equals(prefix)) {
+        if (code != Code.NODEEXISTS || s != step || state.terminal() || !create.current(attempt)) {
             return false;
         }
-        createInFlight = false;
-        createUnsettled = false;
+        create.answered(attempt);
+        create.settled();
         state = State.ENQUEUEING;
         sendCreateNow(++step, line);
         return true;
@@ -433,29 +361,22 @@ public final class Acquisition {
 
     /** Reply to a create: whatever the step now is, a node it made is either ours or deleted. */
     private synchronized void created(int s, ZkSession in, String attempt, Code code, List<String> paths, long czxid) {
-        if (attempt.equals(prefix)) {
-            createInFlight = false;
-        }
+        create.answered(attempt);
         boolean current = s == step && !state.terminal();
         if (!current) {
-            CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
-            if (code == Code.OK && in.isAlive()) {
-                cleaning = queues.deleteInBackground(in, paths); // made for an attempt nobody waits for any more
-            } else if (Requests.outcomeUnknown(code) && state.terminal()) {
-                cleaning = queues.forgetAttempt(in, attempt);
-            }
-            if (state.terminal() && attempt.equals(prefix)) {
+            CompletableFuture<Void> cleaning = create.lateReply(in, attempt, code, paths, state.terminal());
+            if (state.terminal() && create.current(attempt)) {
                 cleaning.whenComplete((v, e) -> cleanedUp.complete(null));
             }
             return;
         }
         switch (code) {
             case OK:
-                createUnsettled = false;
-                adopt(paths, czxid);
+                create.settled();
+                own = OwnNodes.of(paths, czxid);
                 return; // the pipelined read comes next
             case NONODE:
-                createUnsettled = false;
+                create.settled();
                 int s2 = ++step;
                 queues.createDirectories(in).whenComplete((v, failure) -> {
                     synchronized (this) {
@@ -482,26 +403,15 @@ public final class Acquisition {
                 awaitSessionEnd();
                 return;
             case NOAUTH:
-                createUnsettled = false;
+                create.settled();
                 end(State.FAILED, new NotAuthorizedException(dir, "create a node in it (needs CREATE)",
                         KeeperException.create(code, dir)));
                 return;
             default:
-                createUnsettled = false;
+                create.settled();
                 end(State.FAILED, new CoordinationException(code + " creating a node in " + dir,
                         KeeperException.create(code, dir)));
         }
-    }
-
-    private void adopt(List<String> paths, long czxid) {
-        List<QueueNode> nodes = new java.util.ArrayList<>(paths.size());
-        for (String path : paths) {
-            nodes.add(QueueNode.parse(path.substring(path.lastIndexOf('/') + 1))
-                    .orElseThrow(() -> new IllegalStateException("unexpected node name " + path)));
-        }
-        ownPaths = List.copyOf(paths);
-        owns = List.copyOf(nodes);
-        this.czxid = czxid;
     }
 
     // ------------------------------------------------------------------ 3. recover a lost create reply
@@ -514,82 +424,52 @@ public final class Acquisition {
         state = State.RECOVERING;
         int s = ++step;
         ZkSession in = session;
-        String attempt = prefix;
-        queues.syncedRead(in).thenCompose(children -> {
-            // One transaction made every node of the attempt, or none: found in one directory,
-            // found in all.
-            List<String> paths = queues.find(children, attempt);
-            if (paths.size() == queues.size()) {
-                return Requests.exists(in, paths.get(0)).thenApply(stat -> new Found(children, paths, stat));
-            }
-            if (!paths.isEmpty()) {
-                log.warn("nodes {} of attempt {} are not in every directory of {}", paths, attempt, dir);
-            }
-            return CompletableFuture.completedFuture(new Found(children, paths, null));
-        }).whenComplete((found, failure) -> {
+        create.find(in).whenComplete((found, failure) -> {
             synchronized (this) {
                 if (s != step || state.terminal()) {
                     return;
                 }
                 if (failure != null) {
                     failOrRetry(failure, this::recover);
-                } else if (found.stat == null && found.paths.isEmpty()) {
+                } else if (found.stat() == null && found.paths().isEmpty()) {
                     sendCreate(); // the lost create never happened
-                } else if (found.stat == null) {
+                } else if (found.stat() == null) {
                     // Made, but a node of it went since (deleted by hand): the attempt is void.
                     // Delete what is left (sent first: it lands before the new create) and start
                     // a fresh attempt, whose id no leftover can carry.
-                    queues.deleteInBackground(in, found.paths);
-                    prefix = newPrefix();
+                    queues.deleteInBackground(in, found.paths());
+                    create.renew();
                     sendCreate();
-                } else if (found.stat.getEphemeralOwner() != in.id()) {
-                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths,
-                            Long.toHexString(found.stat.getEphemeralOwner()));
+                } else if (found.stat().getEphemeralOwner() != in.id()) {
+                    log.warn("node {} carries our attempt id but belongs to session 0x{}; creating again", found.paths(),
+                            Long.toHexString(found.stat().getEphemeralOwner()));
                     sendCreate();
                 } else {
-                    log.info("recovered node {} after a lost create reply", found.paths);
-                    createUnsettled = false;
-                    adopt(found.paths, found.stat.getCzxid());
+                    log.info("recovered node {} after a lost create reply", found.paths());
+                    create.settled();
+                    own = OwnNodes.of(found.paths(), found.stat().getCzxid());
                     if (queue.guard() != null) {
                         readQueue(); // the directory's settings are checked on a read that shows its czxid
                     } else {
-                        decide(found.children);
+                        decide(found.children());
                     }
                 }
             }
         });
     }
 
-    private record Found(List<List<String>> children, List<String> paths, Stat stat) {
-    }
-
     // ------------------------------------------------------------------ 4. decide
 
     private void readQueue() {
-        dropWatch();
-        queueWatched = false;
+        watching.drop();
+        reads.disarm();
         state = State.READING;
         int s = ++step;
         try {
-            readChildren(session, null, s, false);
+            reads.read(session, null, readReply(s, false));
         } catch (RuntimeException e) {
             end(State.FAILED, new CoordinationException("cannot read " + dir + ": " + e.getMessage(), e));
         }
-    }
-
-    /**
-     * Reads every queue ({@code getChildren}, or one {@code multi} of them), with the watcher of
-     * {@code watch} if not null; with the directory's stat when the directory has a guard (its
-     * czxid tells whether it is the one validated).
-     */
-    private void readChildren(ZkSession in, SharedWatches.Subscription watch, int s, boolean armsQueueWatch) {
-        QueueSet.ReadReply reply = readReply(s, armsQueueWatch);
-        queues.read(in, watch == null ? null : watch.watcher(), queue.guard() != null, (code, children, dirCzxid) -> {
-            if (watch != null) {
-                watch.answered(code);
-            }
-            reply.read(code, children, dirCzxid);
-        });
     }
 
     private QueueSet.ReadReply readReply(int s, boolean armsQueueWatch) {
@@ -601,12 +481,12 @@ public final class Acquisition {
 
     private synchronized void queueWatchArmed(int s, boolean armsQueueWatch, Code code) {
         if (armsQueueWatch && s == step && !state.terminal() && code == Code.OK) {
-            queueWatched = true;
+            reads.armed();
         }
     }
 
     private synchronized void read(int s, Code code, List<List<String>> children, long dirCzxid) {
-        if (s != step || state.terminal() || owns == null) {
+        if (s != step || state.terminal() || own == null) {
             return; // stale, or the pipelined read of a create that failed
         }
         switch (code) {
@@ -614,7 +494,7 @@ public final class Acquisition {
                 QueueDirectory.DirectoryGuard guard = queue.guard();
                 // A directory whose czxid is our node's was made in our create's transaction, with
                 // this recipe's own settings: nothing to validate.
-                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != czxid) {
+                if (guard != null && dirCzxid != guard.validatedCzxid() && dirCzxid != own.czxid()) {
                     validateThenDecide(guard, children);
                 } else {
                     decide(children);
@@ -642,8 +522,7 @@ public final class Acquisition {
     private void validateThenDecide(QueueDirectory.DirectoryGuard guard, List<List<String>> children) {
         // A watch the read armed belongs to the step this validation ends: read (and arm) again
         // after it rather than wait on a watch whose events would be taken for stale.
-        boolean armed = queueWatched;
-        queueWatched = false;
+        boolean armed = reads.takeArmed();
         state = State.READING;
         int s = ++step;
         guard.validate(session).whenComplete((v, failure) -> {
@@ -665,20 +544,10 @@ public final class Acquisition {
     private void decide(List<List<String>> children) {
         retries = 0;
         looked = true;
-        boolean armed = queueWatched; // true only for the read that armed a watch of the queue
-        queueWatched = false;
-        List<List<QueueNode>> queuesNow = new java.util.ArrayList<>(children.size());
-        children.forEach(c -> queuesNow.add(queues.naming().queue(c)));
-        EveryQueue.Answer answer = EveryQueue.decide(rule, queuesNow, owns);
+        boolean armed = reads.takeArmed(); // true only for the read that armed a watch of the queue
+        EveryQueue.Answer answer = reads.decide(children, own);
         Turn turn = answer.turn();
-        lastRead = children;
         if (turn instanceof Turn.Held) {
-            removableDirs = queues.removable(children, ownPaths, null);
-            // A node behind ours may have read the queue while ours still waited, and watch it:
-            // tell it (if the rule asks) unless ours is the last node of this very read.
-            List<QueueNode> firstQueue = queuesNow.get(0);
-            int position = QueueRule.positionOf(firstQueue, owns.get(0));
-            successorMayWatch = position >= 0 && position < firstQueue.size() - 1;
             grant();
         } else if (turn instanceof Turn.Watch watch) {
             if (oneLook) {
@@ -697,12 +566,11 @@ public final class Acquisition {
         } else {
             // Our node is gone (deleted by hand, or its session ended unseen): queue again, after
             // deleting the nodes of this attempt that other directories may still hold.
-            log.info("node {} left the queue while waiting; queueing again", ownPaths.get(answer.queue()));
-            if (ownPaths.size() > 1 && session.isAlive()) {
-                queues.deleteInBackground(session, ownPaths);
+            log.info("node {} left the queue while waiting; queueing again", own.paths().get(answer.queue()));
+            if (own.paths().size() > 1 && session.isAlive()) {
+                queues.deleteInBackground(session, own.paths());
             }
-            owns = null;
-            ownPaths = null;
+            own = null;
             cancelSessionHook.run();
             awaitSession();
         }
@@ -711,21 +579,15 @@ public final class Acquisition {
     // ------------------------------------------------------------------ 5. watch
 
     private void watch(String watchedDir, Turn.Watch watch) {
-        dropWatch();
+        watching.drop();
         state = State.WATCHING;
         int s = ++step;
         String watched = watchedDir + "/" + watch.node().name();
         boolean heldWhenGone = watch.heldWhenGone();
-        SharedWatches.Subscription sub = sessions.of(session).watches()
-                .watch(SharedWatches.Kind.DATA, watched, event -> watchFired(s, event, heldWhenGone));
-        watching = sub;
         try {
-            session.zooKeeper().getData(watched, sub.watcher(), (rc, path, ctx, bytes, stat) -> {
-                sub.answered(Code.get(rc));
-                watchSet(s, Code.get(rc), stat != null && stat.getVersion() > 0, watched);
-            }, null);
+            watching.node(session, watched, event -> watchFired(s, event, heldWhenGone),
+                    (code, promoted) -> watchSet(s, code, promoted, watched));
         } catch (RuntimeException e) {
-            sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + watched + ": " + e.getMessage(), e));
         }
     }
@@ -758,10 +620,9 @@ public final class Acquisition {
         if (s != step || state.terminal() || event.getType() == Watcher.Event.EventType.None) {
             return; // connection events: the client's state machine decides what they mean
         }
-        watching = null; // a watch fires once, and told us it left
+        watching.fired(); // a watch fires once, and told us it left
         if (event.getType() == Watcher.Event.EventType.NodeDeleted && heldWhenGone) {
-            successorMayWatch = true; // not read: assume one (only rules that announce care)
-            removableDirs = lastRead == null ? List.of() : queues.removable(lastRead, ownPaths, event.getPath());
+            reads.heldWhenGone(event.getPath(), own);
             grant();
         } else {
             readQueue();
@@ -774,14 +635,12 @@ public final class Acquisition {
      * it. Costs one request beyond the read that led here, only for the waiter the rule gives it to.
      */
     private void watchQueue() {
-        dropWatch();
+        watching.drop();
         state = State.READING;
         int s = ++step;
-        SharedWatches.Subscription sub = sessions.of(session).watches()
-                .watch(SharedWatches.Kind.CHILDREN, queue.path(), event -> queueChanged(s, event));
-        watching = sub;
+        SharedWatches.Subscription sub = watching.queue(session, queue.path(), event -> queueChanged(s, event));
         try {
-            readChildren(session, sub, s, true);
+            reads.read(session, sub, readReply(s, true));
         } catch (RuntimeException e) {
             sub.answered(Code.SYSTEMERROR); // nothing was sent
             end(State.FAILED, new CoordinationException("cannot watch " + dir + ": " + e.getMessage(), e));
@@ -795,20 +654,6 @@ public final class Acquisition {
         readQueue();
     }
 
-    /**
-     * Stops waiting for the watch, if any. Nothing is sent: the session's one watcher of that node
-     * stays with ZooKeeper's client until the node changes, shared with whoever else waits on it,
-     * and the next wait on the node passes the same watcher ({@link SharedWatches}: why no {@code
-     * removeWatches}).
-     */
-    private void dropWatch() {
-        if (watching != null) {
-            watching.cancel();
-            watching = null;
-        }
-        dropLoneWatch();
-    }
-
     // ------------------------------------------------------------------ 6. grant, and the ends
 
     private void grant() {
@@ -820,20 +665,20 @@ public final class Acquisition {
         ++step;
         queues.left();
         cancelSessionHook.run();
-        LoneHolds.Watch lone = loneWatch;
-        loneWatch = null;
+        LoneHolds.Watch lone = watching.takeLone();
+        List<String> removableDirs = reads.removableDirs();
         if (!removableDirs.isEmpty() && queues.size() == 1) {
             // Its release may remove the directory: it keeps the children watch its granting read
             // set, if any, to learn of anyone queueing meanwhile (LoneHolds).
-            sessions.of(session).loneHolds().held(ownPaths.get(0), czxid, lone);
+            sessions.of(session).loneHolds().held(own.paths().get(0), own.czxid(), lone);
         } else if (lone != null) {
             lone.cancel();
         }
-        dropWatch(); // a watch of the queue that the granting read armed
-        if (successorMayWatch && rule.announcesPromotion()) {
-            queue.announceInBackground(session, ownPaths.get(0), data);
+        watching.drop(); // a watch of the queue that the granting read armed
+        if (reads.successorMayWatch() && rule.announcesPromotion()) {
+            queue.announceInBackground(session, own.paths().get(0), data);
         }
-        result.complete(new Grant(session, ownPaths, owns.get(0), czxid, removableDirs));
+        result.complete(new Grant(session, own.paths(), own.first(), own.czxid(), removableDirs));
     }
 
     /** Session-end hook: the node went with the session; queue again in the next. */
@@ -841,10 +686,9 @@ public final class Acquisition {
         if (state.terminal() || session != ended) {
             return;
         }
-        owns = null;
-        ownPaths = null;
-        createUnsettled = false;
-        dropWatch(); // the watch went with the session
+        own = null;
+        create.settled();
+        watching.drop(); // the watch went with the session
         awaitSession(); // fails with IllegalStateException if the client closed
     }
 
@@ -864,18 +708,16 @@ public final class Acquisition {
         cancelSessionHook.run();
         cancelSessionWait.run();
         cancelSessionWait = () -> { };
-        leaveCreateLine();
-        dropWatch();
+        create.leaveLine();
+        watching.drop();
         CompletableFuture<Void> cleaning = CompletableFuture.completedFuture(null);
         if (session != null && session.isAlive()) {
-            if (ownPaths != null) {
-                cleaning = queues.leave(session, ownPaths, lastRead);
-            } else if (createUnsettled && !createInFlight) {
-                // Not waiting for a create's reply (that reply deletes its node): a create whose
-                // reply was lost may have made a node; find it by its attempt id.
-                cleaning = queues.forgetAttempt(session, prefix);
-            } else if (createInFlight) {
-                cleaning = null; // the create's reply deletes its node and completes cleanedUp
+            if (own != null) {
+                cleaning = queues.leave(session, own.paths(), reads.lastRead());
+            } else {
+                // A create whose reply was lost may have made a node: found by its attempt id. A
+                // create still in flight: its reply deletes its node and completes cleanedUp (null).
+                cleaning = create.leftBehind(session);
             }
         }
         if (cleaning != null) {
@@ -937,6 +779,6 @@ public final class Acquisition {
 
     @Override
     public synchronized String toString() {
-        return "Acquisition[" + dir + ", " + kind + ", " + state + (ownPaths == null ? "" : ", " + ownPaths) + "]";
+        return "Acquisition[" + dir + ", " + create.kind() + ", " + state + (own == null ? "" : ", " + own.paths()) + "]";
     }
 }

@@ -3,6 +3,7 @@ package io.zkcoord.value;
 import io.zkcoord.once.Change;
 import io.zkcoord.once.NodeState;
 import io.zkcoord.once.Plan;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -25,14 +26,17 @@ final class ValueRule {
     }
 
     /**
-     * Writes {@code data} only if the node still has {@code previousVersion}. Never sends version
-     * -1 (ZooKeeper's "any version"): a previous version of -1 gets false without a request, since
-     * nothing can guard a write at that version.
+     * Writes {@code data} only if the node still has {@code previousVersion} and, at that version,
+     * {@code previousData} (a previous value the node never had at that version is refused too,
+     * as Curator's {@code SharedCount.trySetCount} does). Never sends version -1 (ZooKeeper's "any
+     * version"): a previous version of -1 gets false without a request, since nothing can guard a
+     * write at that version.
      *
      * @return whether it was written
      */
-    static Change<Boolean> trySet(int previousVersion, byte[] data) {
+    static Change<Boolean> trySet(int previousVersion, byte[] previousData, byte[] data) {
         return state -> state.exists() && state.version() == previousVersion && previousVersion != -1
+                && Arrays.equals(state.data(), previousData)
                 ? Plan.write(data, Boolean.TRUE)
                 : Plan.done(Boolean.FALSE);
     }

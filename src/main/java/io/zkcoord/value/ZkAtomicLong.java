@@ -41,7 +41,8 @@ import java.util.concurrent.CompletableFuture;
  * -1: see the docs). {@link IllegalStateException} if the client is closed.
  *
  * <p>Cost: an increment on a counter this client wrote last costs one request (the transaction);
- * a refused write adds one read.
+ * a write refused because another client's landed first adds one read, after a random pause of
+ * up to a few round trips (so that clients refused together do not all write again together).
  *
  * <p>Thread-safe. Operations of one client on one counter run one at a time, in call order;
  * the blocking methods wait uninterruptibly (an interrupt is kept and set again on return), bounded

@@ -193,12 +193,13 @@ public final class ZkSharedValue<T> implements AutoCloseable {
 
     /**
      * Writes {@code value} only if the node is unchanged since {@code previous} was read (same
-     * version), exactly once.
+     * version, and the same value at that version), exactly once.
      *
      * @param previous a value this object returned (its version is what counts)
      * @param value the new value
-     * @return true if written; false if the node changed since {@code previous}, is missing, or
-     *     {@code previous} has version -1 (nothing written). After false, {@link #get()} shows the
+     * @return true if written; false if the node changed since {@code previous}, is missing,
+     *     held another value than {@code previous}'s at its version, or {@code previous} has
+     *     version -1 (nothing written). After false, {@link #get()} shows the
      *     value that was read.
      * @throws IllegalArgumentException if an argument is null
      * @throws IllegalStateException if not started, or closed
@@ -206,10 +207,10 @@ public final class ZkSharedValue<T> implements AutoCloseable {
      * @throws CoordinationException see the class comment
      */
     public boolean trySet(Versioned<T> previous, T value) {
-        if (previous == null) {
-            throw new IllegalArgumentException("previous must not be null");
+        if (previous == null || previous.value() == null) {
+            throw new IllegalArgumentException("previous must not be null, nor its value");
         }
-        return write(ValueRule.trySet(previous.version(), encode(value)));
+        return write(ValueRule.trySet(previous.version(), codec.encode(previous.value()), encode(value)));
     }
 
     /**

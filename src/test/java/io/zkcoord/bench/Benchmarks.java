@@ -27,6 +27,8 @@ import org.apache.curator.test.TestingServer;
  *       their threads and heap, and how fast they are granted in turn.
  *   <li>The semaphore ({@code semaphore}): what one release and one holder's session expiry cost
  *       the server with 10 to 1000 waiters behind 1 to 50 holders; uncontended acquire+release.
+ *   <li>One counter ({@code counter}): {@code ZkAtomicLong} against Curator's {@code
+ *       DistributedAtomicLong}, 1 and 8 clients: increments per second, requests per increment.
  *   <li>Only when named ({@code backlog}): 5,000 {@code acquireAsync()} on fresh paths and a
  *       {@code lock()} on another path just after: the backlog's drain time and the lock's wait.
  *   <li>First handoffs on a fresh key ({@code handoff}): herd_mutex and election_handoff, 20
@@ -36,7 +38,7 @@ import org.apache.curator.test.TestingServer;
  * </ol>
  * Results go to standard output, progress to standard error. Arguments may name a subset of the
  * sections: {@code uncontended mutex rw threads herd pending semaphore multi shards entity dircount
- * steady duplicate backlog handoff cache curator} (all but {@code pending}, {@code backlog} and {@code curator} by
+ * steady duplicate backlog handoff cache curator counter} (all but {@code pending}, {@code backlog} and {@code curator} by
  * default; {@code curator}: 8 clients on one path as all-Curator, half Curator and half {@code
  * ZkMutex(CURATOR)}, all {@code CURATOR}, all {@code ZKCOORD}: handoffs per second, requests per
  * handoff). {@code entity}: a lock
@@ -63,10 +65,10 @@ public final class Benchmarks {
     /** Every section, in order; the arguments may name a subset, e.g. {@code -Dexec.args="uncontended herd"}. */
     private static final List<String> SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd", "pending",
             "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "backlog", "handoff",
-            "cache", "curator");
+            "cache", "curator", "counter");
     /** What runs without arguments: "pending" takes minutes, and runs only when named. */
     private static final List<String> DEFAULT_SECTIONS = List.of("uncontended", "mutex", "rw", "threads", "herd",
-            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "handoff", "cache");
+            "semaphore", "multi", "shards", "entity", "dircount", "steady", "duplicate", "handoff", "cache", "counter");
     /** {@code -Dbench.forceSync=no}: the server does not fsync its transaction log. */
     static final String FORCE_SYNC_PROPERTY = "bench.forceSync";
 
@@ -175,6 +177,11 @@ public final class Benchmarks {
             if (sections.contains("cache")) {
                 cache.run();
             }
+            CounterBench counter = new CounterBench(connect, counters, out);
+            if (sections.contains("counter")) {
+                progress.println("V. one counter against Curator's DistributedAtomicLong ...");
+                counter.run();
+            }
             out.println();
             out.println("Targets (requests per cycle allow 1 % for the cycles cut by a window's edges)");
             if (sections.contains("uncontended")) {
@@ -214,6 +221,9 @@ public final class Benchmarks {
             }
             if (sections.contains("cache")) {
                 cache.printTargets(out);
+            }
+            if (sections.contains("counter")) {
+                counter.printTargets(out);
             }
             if (sections.contains("duplicate")) {
                 out.printf("   duplicate requests on fresh keys: %d directories left (target 0): %s%n",

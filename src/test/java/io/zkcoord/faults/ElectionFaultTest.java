@@ -131,7 +131,7 @@ class ElectionFaultTest {
      * sooner than {@link #EARLIEST_EXPIRY}, with an epoch above the child's; C keeps waiting; no node of the dead
      * session is left; closing B hands leadership to C with a higher epoch still; nothing is left at the end.
      */
-    @RepeatedTest(2)
+    @Test
     void killedLeaderJvmIsReplacedWithinTheSessionTimeout() throws Exception {
         killedLeaderOnce();
     }

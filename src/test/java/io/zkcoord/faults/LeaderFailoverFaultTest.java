@@ -20,6 +20,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,13 +46,13 @@ class LeaderFailoverFaultTest {
     private static final long HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     /** Six clients on one mutex; the leader is killed mid-run and restarted; all cycles complete, one holder at a time. */
-    @RepeatedTest(2)
+    @Test
     void mutexRidesOutALeaderKill() throws Exception {
         run("S1 mutex, leader killed", false, 15, 1);
     }
 
     /** Six clients on one read/write lock (about 90% reads); the leader is killed mid-run; no writer overlaps anyone. */
-    @RepeatedTest(2)
+    @Test
     void readWriteLockRidesOutALeaderKill() throws Exception {
         run("S7 read/write 90/10, leader killed", true, 25, 1);
     }

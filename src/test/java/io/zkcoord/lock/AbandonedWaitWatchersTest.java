@@ -17,6 +17,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ClientWatchers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -36,8 +37,15 @@ class AbandonedWaitWatchersTest {
 
     private static final Logger log = LoggerFactory.getLogger(AbandonedWaitWatchersTest.class);
 
-    /** Polls per thread; {@code -Dwatchers.polls=5000} runs the full scenario of four threads x 5,000. */
-    private static final int POLLS = Integer.getInteger("watchers.polls", 500);
+    /**
+     * Polls per thread in the default build (a leak of one watcher per abandoned poll shows after a few);
+     * {@code -Dwatchers.polls=5000} runs the full scenario of four threads x 5,000. The soak runs 500.
+     */
+    private static final int POLLS = Integer.getInteger("watchers.polls", 125);
+    /** Timed-out tryLocks one after the other in the default build; the soak runs 400. */
+    private static final int TIMED_OUT = 100;
+    /** Interrupted read-lock waits one after the other in the default build; the soak runs 200. */
+    private static final int INTERRUPTED = 50;
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private TestingServer server;
@@ -80,6 +88,17 @@ class AbandonedWaitWatchersTest {
      */
     @Test
     void pollingTryLocksKeepOneWatcherPerWatchedNode() throws Exception {
+        pollingTryLocks(POLLS);
+    }
+
+    /** Soak: {@link #pollingTryLocksKeepOneWatcherPerWatchedNode} with four times the polls. */
+    @Tag("soak")
+    @Test
+    void pollingTryLocksKeepOneWatcherPerWatchedNodeSoak() throws Exception {
+        pollingTryLocks(4 * POLLS);
+    }
+
+    private void pollingTryLocks(int polls) throws Exception {
         int locks = 4;
         List<ZkLease> holders = new ArrayList<>();
         List<Thread> pollers = new ArrayList<>();
@@ -90,7 +109,7 @@ class AbandonedWaitWatchersTest {
             ZkMutex mutex = new ZkMutex(client, path);
             pollers.add(new Thread(() -> {
                 try {
-                    for (int k = 0; k < POLLS; k++) {
+                    for (int k = 0; k < polls; k++) {
                         if (mutex.tryLock(5, TimeUnit.MILLISECONDS)) {
                             mutex.unlock();
                             throw new AssertionError("held " + path + " while another client holds it");
@@ -110,39 +129,61 @@ class AbandonedWaitWatchersTest {
             throw new AssertionError("a poller failed", failure.get());
         }
         int after = watchers();
-        log.info("MEASURED {} threads x {} tryLock(5 ms) against held locks: {} client-side watchers", locks, POLLS, after);
-        assertTrue(after <= locks, after + " watchers after " + locks * POLLS + " abandoned polls of " + locks + " held locks");
+        log.info("MEASURED {} threads x {} tryLock(5 ms) against held locks: {} client-side watchers", locks, polls, after);
+        assertTrue(after <= locks, after + " watchers after " + locks * polls + " abandoned polls of " + locks + " held locks");
 
         holders.forEach(ZkLease::close);
         Await.until("no watcher once the holders released", WAIT, () -> watchers() == 0);
     }
 
-    /** 400 tryLock(2 ms) on one held lock, one after the other, leave at most one watcher. */
+    /** 100 tryLock(2 ms) on one held lock, one after the other, leave at most one watcher. */
     @Test
     void timedOutTryLocksLeaveAtMostOneWatcher() throws Exception {
+        timedOutTryLocks(TIMED_OUT);
+    }
+
+    /** Soak: {@link #timedOutTryLocksLeaveAtMostOneWatcher} with 400. */
+    @Tag("soak")
+    @Test
+    void timedOutTryLocksLeaveAtMostOneWatcherSoak() throws Exception {
+        timedOutTryLocks(4 * TIMED_OUT);
+    }
+
+    private void timedOutTryLocks(int tries) throws Exception {
         String path = base + "/timed";
         ZkLease holder = new ZkMutex(holderClient, path).acquire();
         ZkMutex mutex = new ZkMutex(client, path);
-        for (int k = 0; k < 400; k++) {
+        for (int k = 0; k < tries; k++) {
             assertFalse(mutex.tryLock(2, TimeUnit.MILLISECONDS), "held while another client holds it");
         }
         int after = watchers();
-        log.info("MEASURED 400 tryLock(2 ms) against a held lock: {} client-side watchers", after);
-        assertTrue(after <= 1, after + " watchers after 400 timed-out tryLock(2 ms)");
+        log.info("MEASURED {} tryLock(2 ms) against a held lock: {} client-side watchers", tries, after);
+        assertTrue(after <= 1, after + " watchers after " + tries + " timed-out tryLock(2 ms)");
         holder.close();
         Await.until("no watcher once the holder released", WAIT, () -> watchers() == 0);
     }
 
     /**
-     * 200 read-lock waits behind another client's write hold, each interrupted once its node is
+     * 50 read-lock waits behind another client's write hold, each interrupted once its node is
      * queued: at most one watcher is left (on the write holder's node).
      */
     @Test
     void interruptedReadLockWaitsLeaveAtMostOneWatcher() throws Exception {
+        interruptedReadLockWaits(INTERRUPTED);
+    }
+
+    /** Soak: {@link #interruptedReadLockWaitsLeaveAtMostOneWatcher} with 200. */
+    @Tag("soak")
+    @Test
+    void interruptedReadLockWaitsLeaveAtMostOneWatcherSoak() throws Exception {
+        interruptedReadLockWaits(4 * INTERRUPTED);
+    }
+
+    private void interruptedReadLockWaits(int waits) throws Exception {
         String path = base + "/read";
         ZkLease writer = new ZkReadWriteLock(holderClient, path).writeLock().acquire();
         Lock read = new ZkReadWriteLock(client, path).readLock();
-        for (int k = 0; k < 200; k++) {
+        for (int k = 0; k < waits; k++) {
             CompletableFuture<Throwable> ended = new CompletableFuture<>();
             Thread reader = new Thread(() -> {
                 try {
@@ -162,8 +203,8 @@ class AbandonedWaitWatchersTest {
             LockQueue.awaitSize(observer, path, 1, WAIT);
         }
         int after = watchers();
-        log.info("MEASURED 200 interrupted read-lock waits behind a write hold: {} client-side watchers", after);
-        assertTrue(after <= 1, after + " watchers after 200 interrupted read-lock waits");
+        log.info("MEASURED {} interrupted read-lock waits behind a write hold: {} client-side watchers", waits, after);
+        assertTrue(after <= 1, after + " watchers after " + waits + " interrupted read-lock waits");
         writer.close();
         Await.until("no watcher once the writer released", WAIT, () -> watchers() == 0);
     }

@@ -17,13 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * No deadlock, whatever the order and mix: 8 clients each loop over multi-locks of a random 2 to 4
  * of 6 paths in random order, while 3 more clients take single {@link ZkMutex}es of those paths,
- * for 30 seconds. Every client finishes (each acquisition is given 20 s: a deadlock would show as
+ * for 10 seconds (thousands of cycles; the soak runs 60 s). Every client finishes (each acquisition is given 20 s: a deadlock would show as
  * a timeout), no path ever has two holders, tokens per path strictly increase, no node is left.
  */
 @Timeout(180)
@@ -32,7 +33,7 @@ class MultiLockDeadlockTest {
     private static final int PATHS = 6;
     private static final int MULTI_CLIENTS = 8;
     private static final int MUTEX_CLIENTS = 3;
-    private static final Duration RUN = Duration.ofSeconds(30);
+
     private static final long ACQUIRE_SECONDS = 20;
 
     private final AtomicReferenceArray<String> holders = new AtomicReferenceArray<>(PATHS);
@@ -43,13 +44,24 @@ class MultiLockDeadlockTest {
 
     @Test
     void mixedMultiAndSingleLocksNeverDeadlock() throws Exception {
+        run(Duration.ofSeconds(10));
+    }
+
+    /** Soak: the same for a minute. */
+    @Tag("soak")
+    @Test
+    void mixedMultiAndSingleLocksNeverDeadlockForAMinute() throws Exception {
+        run(Duration.ofSeconds(60));
+    }
+
+    private void run(Duration length) throws Exception {
         long seed = Long.getLong("multilock.seed", System.nanoTime());
         System.out.println("multi-lock deadlock test seed " + seed + " (-Dmultilock.seed=" + seed + " replays the choices)");
         try (TestingServer server = new TestingServer(true)) {
             List<ZkClient> clients = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             CountDownLatch done = new CountDownLatch(MULTI_CLIENTS + MUTEX_CLIENTS);
-            long end = System.nanoTime() + RUN.toNanos();
+            long end = System.nanoTime() + length.toNanos();
             try {
                 for (int c = 0; c < MULTI_CLIENTS + MUTEX_CLIENTS; c++) {
                     ZkClient client = ZkClient.builder().connectString(server.getConnectString())
@@ -72,11 +84,11 @@ class MultiLockDeadlockTest {
                     threads.add(t);
                     t.start();
                 }
-                boolean finished = done.await(RUN.toSeconds() + ACQUIRE_SECONDS + 30, TimeUnit.SECONDS);
+                boolean finished = done.await(length.toSeconds() + ACQUIRE_SECONDS + 30, TimeUnit.SECONDS);
                 assertTrue(finished, "every client finished (no deadlock); violations: " + violations);
                 assertEquals(List.of(), new ArrayList<>(violations));
                 System.out.println("MEASURED multi-lock deadlock test: " + multiCycles.get() + " multi-lock cycles, "
-                        + mutexCycles.get() + " mutex cycles in " + RUN.toSeconds() + " s, 0 violations");
+                        + mutexCycles.get() + " mutex cycles in " + length.toSeconds() + " s, 0 violations");
                 assertTrue(multiCycles.get() > 0 && mutexCycles.get() > 0);
                 ZkClient observer = clients.get(0);
                 Await.until("no node left in any path", Duration.ofSeconds(20), () -> nodesLeft(observer) == 0);

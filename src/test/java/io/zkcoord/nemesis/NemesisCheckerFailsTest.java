@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Timeout;
 class NemesisCheckerFailsTest {
 
     @Test
-    @Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES) // a safety net: every wait has its own limit
+    @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES) // a safety net: every wait has its own limit
     void unlockedAndUnfencedWorkloadsAreReported() throws Exception {
         NemesisRun.Config config = new NemesisRun.Config(3, 3, List.of("unlocked", "unfenced"),
-                List.of(Faults.Kind.PAUSE_HOLDER_PAST_HANDOFF), Duration.ofSeconds(25), NemesisTest.seed(),
-                NemesisTest.SESSION, NemesisTest.outDir());
+                List.of(Faults.Kind.PAUSE_HOLDER_PAST_HANDOFF), Duration.ofSeconds(15), NemesisTest.seed(),
+                NemesisTest.SESSION, NemesisTest.outDir(), true);
         NemesisRun.Outcome outcome = NemesisRun.run(config);
         System.out.println(outcome.table());
         List<Checker.Violation> violations = outcome.result().violations();

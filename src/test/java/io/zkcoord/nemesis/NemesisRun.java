@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * history and the {@link Checker}'s verdict. Everything it started is stopped before it returns.
  *
  * <p>Steps: (1) start the ensemble and wait for a quorum; (2) create the workloads' directories and registers;
- * (3) start the client processes and wait (up to a minute) until every workload has been granted; (4) run the
+ * (3) start the client processes (and, if the config asks, wait up to three minutes until every workload has
+ * been granted); (4) run the
  * {@link Schedule}; (5) let every pause that ends at a handoff see it, end every other fault, heal every link,
  * restart any server still down and wait for a quorum ({@code final healed}); (6) wait up to a minute until every workload is
  * granted again; (7) ask every client to stop ({@code final exit}: each must exit within a minute); (8) wait until
@@ -38,12 +39,24 @@ final class NemesisRun {
     static final String BASE = "/nemesis";
     private static final Duration QUORUM_WAIT = Duration.ofSeconds(90);
     private static final Duration PROGRESS_WAIT = Duration.ofSeconds(60);
+    /** The longest the schedule waits for every workload's first grant (client JVMs starting on a busy machine). */
+    private static final Duration START_WAIT = Duration.ofSeconds(180);
     private static final Duration EXIT_WAIT = Duration.ofSeconds(60);
     private static final Duration LEFTOVER_WAIT = Duration.ofSeconds(30);
 
-    /** What to run. */
+    /**
+     * What to run. With {@code faultsOnceRunning} the schedule starts once every workload has been granted (up to
+     * three minutes), so that a slow machine's client start-up takes none of its time; else at once, while the clients
+     * start.
+     */
     record Config(int servers, int clients, List<String> workloads, List<Faults.Kind> faults, Duration duration,
-            long seed, Duration session, Path outDir) {
+            long seed, Duration session, Path outDir, boolean faultsOnceRunning) {
+
+        /** Faults from the start. */
+        Config(int servers, int clients, List<String> workloads, List<Faults.Kind> faults, Duration duration,
+                long seed, Duration session, Path outDir) {
+            this(servers, clients, workloads, faults, duration, seed, session, outDir, false);
+        }
     }
 
     /** What came out. */
@@ -116,8 +129,10 @@ final class NemesisRun {
                 // the other workloads' directories, as before, rather than mostly missing.
                 Faults faults = new Faults(ensemble, clients, log, random, config.session().toMillis(), observer,
                         holdDirs.stream().filter(d -> !d.startsWith(BASE + "/entity/")).toList());
-                // Faults start once every workload runs: a slow machine's client start-up takes no fault time.
-                awaitCondition(PROGRESS_WAIT, () -> everyWorkloadGranted(clients, config.workloads(), Long.MIN_VALUE));
+                if (config.faultsOnceRunning()) {
+                    awaitCondition(START_WAIT,
+                            () -> everyWorkloadGranted(clients, config.workloads(), Long.MIN_VALUE));
+                }
                 started = new Schedule(faults, config.faults(), random, log).run(config.duration());
 
                 // the final heal
@@ -157,7 +172,8 @@ final class NemesisRun {
                 for (String w : config.workloads()) {
                     for (String register : registers(w)) {
                         byte[] data = observer.getData(register, false, null);
-                        log.record(w, "final", "register", register, 0, 0, new String(data, StandardCharsets.UTF_8));
+                        log.record(w, "final", "register", register, 0, 0, w.equals("counter")
+                                ? CounterWorkload.registerText(data) : new String(data, StandardCharsets.UTF_8));
                     }
                 }
             } finally {
@@ -188,7 +204,10 @@ final class NemesisRun {
         for (String w : workloads) {
             createIfMissing(zk, BASE + "/" + w, new byte[0]);
             for (String register : registers(w)) {
-                createIfMissing(zk, register, Register.initial());
+                createIfMissing(zk, register, w.equals("counter") ? CounterWorkload.initial() : Register.initial());
+            }
+            if (w.equals("counter")) {
+                continue; // no lock: its node's only children are the writers' ephemeral markers
             }
             // the recipes create their directories (a semaphore's carries its permit count)
             if (w.equals("shards")) {
@@ -224,6 +243,9 @@ final class NemesisRun {
         if (w.equals("shards")) {
             return java.util.stream.IntStream.range(0, ShardWorkload.SHARDS)
                     .mapToObj(k -> ShardWorkload.register(BASE + "/shards", k)).toList();
+        }
+        if (w.equals("counter")) {
+            return List.of(BASE + "/counter/" + CounterWorkload.NODE);
         }
         if (w.equals("entity")) {
             return java.util.stream.IntStream.range(0, EntityWorkload.KEYS).mapToObj(i -> BASE + "/entity/register-" + i)
@@ -262,7 +284,8 @@ final class NemesisRun {
             List<History.Event> events = History.read(files);
             for (String w : checked(workloads)) {
                 boolean granted = events.stream().anyMatch(e -> e.workload().equals(w) && e.time() > since
-                        && (e.is("ok", "acquire") || e.is("event", "elected")));
+                        && (e.is("ok", "acquire") || e.is("event", "elected")
+                                || (w.equals("counter") && e.is("ok", "write"))));
                 if (!granted) {
                     return false;
                 }

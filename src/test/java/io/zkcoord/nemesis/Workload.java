@@ -15,7 +15,7 @@ abstract class Workload implements Runnable {
 
     /** Every workload name a client process understands, and what it runs. */
     static final List<String> NAMES = List.of("mutex", "rwlock", "semaphore", "guarded", "election", "multi",
-            "shards", "entity", "unlocked", "unfenced");
+            "shards", "entity", "counter", "unlocked", "unfenced");
 
     /** Permits of the semaphore workload. */
     static final int PERMITS = 2;
@@ -58,6 +58,7 @@ abstract class Workload implements Runnable {
             case "multi" -> new MultiLockWorkload(name, settings);
             case "shards" -> new ShardWorkload(name, settings);
             case "entity" -> new EntityWorkload(name, settings);
+            case "counter" -> new CounterWorkload(name, settings);
             default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + NAMES);
         };
     }

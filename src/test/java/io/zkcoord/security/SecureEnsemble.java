@@ -39,8 +39,57 @@ final class SecureEnsemble implements AutoCloseable {
 
     private final List<SecureServer> servers;
 
+    /** The three-server ensemble of {@link #shared}; guarded by the class. */
+    private static SecureEnsemble shared;
+
     private SecureEnsemble(List<SecureServer> servers) {
         this.servers = List.copyOf(servers);
+    }
+
+    /**
+     * The three-server ensemble the ensemble tests share ({@link TlsNoQuorumTest}, {@link
+     * TlsEnsembleFaultTest}): started once per JVM on first use (starting one takes about a minute
+     * on a busy 2-core machine) and stopped when the JVM exits. Each call first starts again every
+     * server a test killed and waits for the three to form a quorum, so every caller finds all
+     * three serving. Tests using it must use paths of their own.
+     *
+     * @throws IOException if a server cannot start or the quorum does not form within {@code within}
+     */
+    static synchronized SecureEnsemble shared(TestCertificates certs, Duration within)
+            throws IOException, InterruptedException {
+        if (shared == null) {
+            SecureEnsemble e = start(certs, 3, within);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    e.close();
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            shared = e;
+            return e;
+        }
+        List<SecureServer> stopped = shared.servers.stream().filter(s -> !s.isRunning()).toList();
+        ExecutorService starting = Executors.newFixedThreadPool(Math.max(1, stopped.size()));
+        try {
+            // Each start() returns once its server serves, which may need the others: all start together.
+            List<Future<?>> started = new ArrayList<>();
+            for (SecureServer s : stopped) {
+                started.add(starting.submit(() -> {
+                    s.start();
+                    return null;
+                }));
+            }
+            for (Future<?> f : started) {
+                f.get();
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException("a server of the shared ensemble did not start again", e.getCause());
+        } finally {
+            starting.shutdownNow();
+        }
+        shared.awaitQuorum(shared.servers, within);
+        return shared;
     }
 
     /**

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,15 +46,9 @@ class TlsNoQuorumTest {
     @BeforeAll
     static void startEnsemble() throws Exception {
         certs = TestCertificates.get();
-        ensemble = SecureEnsemble.start(certs, 3, WAIT);
+        ensemble = SecureEnsemble.shared(certs, WAIT); // shared with TlsEnsembleFaultTest: started, or restored
     }
 
-    @AfterAll
-    static void stopEnsemble() throws Exception {
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
 
     /**
      * Two of three servers killed: the third is up, electing, and closes every connection before

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The spread rule without a server: total, balanced, sticky, deterministic, over random histories. */
@@ -42,11 +43,22 @@ class ShardSpreadTest {
         }
     }
 
-    /** Random histories of joins, leaves and deaths: every promise checked after each step. */
+    /** 50 random histories of joins, leaves and deaths: every promise checked after each step. */
     @Test
     void randomHistoriesKeepEveryPromise() {
+        randomHistories(50);
+    }
+
+    /** Soak: 200 histories (the first 50 are the default build's). */
+    @Tag("soak")
+    @Test
+    void randomHistoriesKeepEveryPromiseSoak() {
+        randomHistories(200);
+    }
+
+    private static void randomHistories(int histories) {
         Random random = new Random(20261126);
-        for (int history = 0; history < 200; history++) {
+        for (int history = 0; history < histories; history++) {
             int n = 1 + random.nextInt(300);
             List<String> members = new ArrayList<>(members(1 + random.nextInt(6)));
             int nextId = members.size();

@@ -55,13 +55,15 @@ class ValueRulesTest {
     @Test
     void trySetOnlyAtTheSameVersionAndNeverAtMinusOne() {
         NodeState at7 = new NodeState(true, new byte[4], 7, 1, 2);
-        assertInstanceOf(Plan.Write.class, ValueRule.trySet(7, new byte[4]).plan(at7));
-        assertEquals(Boolean.FALSE, ((Plan.Done<Boolean>) ValueRule.trySet(6, new byte[4]).plan(at7)).result());
-        assertEquals(Boolean.FALSE, ((Plan.Done<Boolean>) ValueRule.trySet(7, new byte[4]).plan(NodeState.MISSING)).result());
+        assertInstanceOf(Plan.Write.class, ValueRule.trySet(7, new byte[4], new byte[4]).plan(at7));
+        assertEquals(Boolean.FALSE, ((Plan.Done<Boolean>) ValueRule.trySet(6, new byte[4], new byte[4]).plan(at7)).result());
+        assertEquals(Boolean.FALSE, ((Plan.Done<Boolean>) ValueRule.trySet(7, new byte[4], new byte[4]).plan(NodeState.MISSING)).result());
         NodeState atMinusOne = new NodeState(true, new byte[4], -1, 1, 2);
-        assertInstanceOf(Plan.Done.class, ValueRule.trySet(-1, new byte[4]).plan(atMinusOne), "-1 would mean any version");
+        assertInstanceOf(Plan.Done.class, ValueRule.trySet(-1, new byte[4], new byte[4]).plan(atMinusOne), "-1 would mean any version");
+        assertEquals(Boolean.FALSE, ((Plan.Done<Boolean>) ValueRule.trySet(7, new byte[] {0, 0, 0, 1}, new byte[4])
+                .plan(at7)).result(), "the right version with a value the node did not hold at it");
         NodeState wrapped = new NodeState(true, new byte[4], Integer.MIN_VALUE, 1, 2);
-        assertInstanceOf(Plan.Write.class, ValueRule.trySet(Integer.MIN_VALUE, new byte[4]).plan(wrapped));
+        assertInstanceOf(Plan.Write.class, ValueRule.trySet(Integer.MIN_VALUE, new byte[4], new byte[4]).plan(wrapped));
     }
 
     @Test

@@ -132,6 +132,7 @@ class CliHostileRunTest extends CliFixture {
         holder.addCoordinationListener(recorder);
         waiter.addCoordinationListener(recorder);
         Map<String, List<String>> before = queues(holder);
+        List<String> rootBefore = children(holder, ROOT);
         // A watches every queue and every node in it: any change B could make would fire one.
         List<WatchedEvent> fired = new CopyOnWriteArrayList<>();
         Watcher watcher = fired::add;
@@ -186,6 +187,9 @@ class CliHostileRunTest extends CliFixture {
         }
 
         assertEquals(before, queues(holder), "no node added or removed: nothing of B's is left");
+        List<String> rootAfter = children(holder, ROOT);
+        assertTrue(rootBefore.containsAll(rootAfter), "nothing of B's beside the queues: " + rootBefore + " then "
+                + rootAfter);
         assertEquals(List.of(), fired, "no watch of A fired: nothing changed");
         // Control: the same B, on a path outside A's directories, runs its command.
         long start = System.nanoTime();
@@ -298,10 +302,14 @@ class CliHostileRunTest extends CliFixture {
     }
 
     /** @return every directory under {@link #ROOT} and its children, as A sees them */
+    /**
+     * The queues A made in this test, node by node. Not every child of {@link #ROOT}: another test's
+     * shard directories there are containers the server reaps once empty, whenever its reaper runs.
+     */
     private static Map<String, List<String>> queues(ZkClient a) throws Exception {
         Map<String, List<String>> all = new TreeMap<>();
-        for (String name : a.zooKeeper().getChildren(ROOT, false)) {
-            all.put(ROOT + "/" + name, children(a, ROOT + "/" + name));
+        for (String dir : List.of(MUTEX, RW, SEMAPHORE)) {
+            all.put(dir, children(a, dir));
         }
         return all;
     }
