@@ -512,7 +512,9 @@ class ElectionFaultTest {
 
         /**
          * @throws AssertionError if two participants ever led at once, the checker failed, or it hardly polled
-         *     (fewer than one round per 10 ms on average: a starved checker proves little)
+         *     (fewer than 100 rounds, or never saw a leader: a checker that did not look proves little). Not a
+         *     rate: on a busy 2-core machine one round can take 10 ms and more, which makes the checker slower,
+         *     never wrong.
          */
         synchronized void assertNoViolations() {
             long elapsedMillis = millis(System.nanoTime() - start);
@@ -522,7 +524,7 @@ class ElectionFaultTest {
             assertTrue(failure == null, scenario + ": the checker failed: " + failure);
             assertTrue(violations.isEmpty(), scenario + ": two leaders at once, " + violations.size() + " time(s): "
                     + violations.subList(0, Math.min(10, violations.size())) + "\n" + summary);
-            assertTrue(rounds >= Math.max(100, elapsedMillis / 10), "the checker hardly ran: " + summary);
+            assertTrue(rounds >= 100 && leaderChanges >= 1, "the checker hardly ran: " + summary);
         }
     }
 
