@@ -88,6 +88,8 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ZkLeaderElection.class);
     private static final String KIND = "leader";
+    /** The kind whose Curator name is a mutex's ({@code lock-}), as {@code LeaderSelector} writes. */
+    private static final String SELECTOR_KIND = "lock";
     private static final int MAX_ID_BYTES = 1024;
     /** How long {@link #close()} waits for the listeners to hear {@code revoked(CLOSED)}. */
     private static final long CLOSE_LISTENER_WAIT_MILLIS = 500;
@@ -111,6 +113,8 @@ public final class ZkLeaderElection implements AutoCloseable {
     private final String participantId;
     private final byte[] data;
     private final QueueDirectory queue;
+    /** The kind of this participant's nodes: {@link #KIND}, or {@link #SELECTOR_KIND}. */
+    private final String kind;
     private final InOrder events;
     /** Touched only by tasks run by {@link #events}. */
     private final List<Told> listeners = new CopyOnWriteArrayList<>();
@@ -156,9 +160,8 @@ public final class ZkLeaderElection implements AutoCloseable {
      * Curator's order, one watch on the predecessor; exactly one participant of either library
      * leads. <b>Not</b> beside Curator's {@code LeaderSelector}: a selector is a mutex ({@code
      * lock-} nodes) and puts every {@code latch-} node after its own, however old, so it would
-     * lead beside this participant; while selectors run on a path, replace them with {@link
-     * io.zkcoord.lock.ZkMutex#ZkMutex(ZkClient, String, Protocol)} (leading is holding it; see
-     * docs/migrating-from-curator.md). Everything else is as {@link #ZkLeaderElection(ZkClient,
+     * lead beside this participant; while selectors run on a path, use {@link
+     * #sharingWithLeaderSelector} instead (see docs/migrating-from-curator.md). Everything else is as {@link #ZkLeaderElection(ZkClient,
      * String, String)}: epochs, step-down on SUSPENDED, listeners.
      *
      * @param client the client whose session holds this participant's node
@@ -170,9 +173,40 @@ public final class ZkLeaderElection implements AutoCloseable {
      *     null, empty or too long, or the path is not a valid directory path
      */
     public ZkLeaderElection(ZkClient client, String path, String participantId, Protocol protocol) {
-        if (protocol == null) {
-            throw new IllegalArgumentException("protocol must not be null");
-        }
+        this(client, path, participantId, QueueNaming.of(protocol, CuratorNames.LATCH), KIND);
+    }
+
+    /**
+     * A participant that takes part beside Apache Curator's {@code LeaderSelector} on the same path,
+     * as one of them, for a rolling move off selectors: node {@code _c_<uuid>-lock-<sequence>}
+     * holding the participant id in UTF-8 (what a selector writes when given an id), queue in
+     * Curator's mutex order, leader the first node, one watch on the predecessor. Exactly one
+     * participant of either library leads. A selector leads while its {@code takeLeadership}
+     * runs; this participant leads as any {@code ZkLeaderElection} does, until closed or its
+     * session is lost. Everything else is as {@link #ZkLeaderElection(ZkClient, String, String)}:
+     * epochs, step-down on SUSPENDED, listeners, rejoining after loss.
+     *
+     * <p><b>Do not mix with Curator's {@code LeaderLatch}</b>, nor with {@link
+     * #ZkLeaderElection(ZkClient, String, String, Protocol)} under {@link Protocol#CURATOR}, on the
+     * same path: a latch writes {@code latch-} nodes, which a selector (and this participant) puts
+     * after every {@code lock-} node, however old, while a latch sorts the other way; the two
+     * sides would each see a leader of their own. Use one path per kind of Curator election.
+     *
+     * <p>The participant returned is thread-safe, as every {@code ZkLeaderElection}.
+     *
+     * @param client the client whose session holds this participant's node
+     * @param path the election's directory, the selector's leader path; created on demand
+     * @param participantId this participant's id, as others read it: non-empty, at most 1 KiB in UTF-8
+     * @return a new participant, not started
+     * @throws IllegalArgumentException if {@code client} is null, the id is null, empty or too long,
+     *     or the path is not a valid directory path
+     */
+    public static ZkLeaderElection sharingWithLeaderSelector(ZkClient client, String path, String participantId) {
+        return new ZkLeaderElection(client, path, participantId, QueueNaming.curator(CuratorNames.MUTEX),
+                SELECTOR_KIND);
+    }
+
+    private ZkLeaderElection(ZkClient client, String path, String participantId, QueueNaming naming, String kind) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
@@ -189,7 +223,8 @@ public final class ZkLeaderElection implements AutoCloseable {
         this.path = QueuePaths.validate("election", path);
         this.participantId = participantId;
         this.data = id;
-        this.queue = new QueueDirectory(client, path, QueueNaming.of(protocol, CuratorNames.LATCH));
+        this.queue = new QueueDirectory(client, path, naming);
+        this.kind = kind;
         this.events = new InOrder(services.userCallbacks());
         this.observation = new LeadershipObservation(services.observer(), this.path);
     }
@@ -408,7 +443,7 @@ public final class ZkLeaderElection implements AutoCloseable {
 
     /** Queues a node; its grant makes this participant lead. Caller holds the monitor. */
     private void join() {
-        Acquisition a = queue.acquire(KIND, ElectionRule.INSTANCE, false, data);
+        Acquisition a = queue.acquire(kind, ElectionRule.INSTANCE, false, data);
         acquisition = a;
         a.result().whenComplete((g, failure) -> joined(a, g, failure));
     }

@@ -6,29 +6,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.zkcoord.Protocol;
 import io.zkcoord.election.ZkLeaderElection;
 import io.zkcoord.lock.ZkMutex;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Curator's {@code LeaderLatch} beside {@code ZkLeaderElection}, and {@code LeaderSelector} beside
- * {@code ZkMutex}, with {@link Protocol#CURATOR}: exactly one leader at a time, of either library. Each party joins,
+ * {@code ZkMutex}, with {@link Protocol#CURATOR}, and {@code LeaderSelector} beside {@link
+ * ZkLeaderElection#sharingWithLeaderSelector}: exactly one leader at a time, of either library. Each party joins,
  * leads once (a count of leaders, which must be one at every entry) and leaves, many times.
  */
 class MixedElectionFleetTest {
@@ -129,6 +135,84 @@ class MixedElectionFleetTest {
         }
         assertEquals(List.of(), leaders.problems);
         assertEquals(4 * CYCLES, leaders.terms.get());
+    }
+
+    /**
+     * Two LeaderSelector clients and two elections from {@link
+     * ZkLeaderElection#sharingWithLeaderSelector}: exactly one leader throughout, every party leads
+     * every cycle, and our participants' nodes carry Curator's mutex names.
+     */
+    @Test
+    void selectorAndSharingElectionElectOneLeader() throws Exception {
+        String dir = "/mixed/selector-election";
+        Leaders leaders = new Leaders();
+        Set<String> ourNodes = ConcurrentHashMap.newKeySet();
+        try (Fleet fleet = new Fleet(server.getConnectString())) {
+            List<Callable<Void>> parties = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                parties.add(selector(fleet.curator(), dir, "selector-" + i, leaders));
+            }
+            CuratorFramework reader = fleet.curator();
+            for (int i = 2; i < 4; i++) {
+                io.zkcoord.ZkClient z = fleet.zkcoord();
+                String id = "zkcoord-" + i;
+                parties.add(() -> {
+                    for (int n = 0; n < CYCLES; n++) {
+                        try (ZkLeaderElection election = ZkLeaderElection.sharingWithLeaderSelector(z, dir, id)) {
+                            election.start();
+                            assertTrue(election.awaitLeadership(WAIT), id + " never led");
+                            leaders.lead(id);
+                            for (String child : reader.getChildren().forPath(dir)) {
+                                byte[] data;
+                                try {
+                                    data = reader.getData().forPath(dir + "/" + child);
+                                } catch (KeeperException.NoNodeException gone) {
+                                    continue; // a selector's node, deleted since the listing
+                                }
+                                if (id.equals(new String(data, StandardCharsets.UTF_8))) {
+                                    ourNodes.add(child);
+                                }
+                            }
+                        }
+                    }
+                    return null;
+                });
+            }
+            runAll(parties);
+        }
+        assertEquals(List.of(), leaders.problems);
+        assertEquals(4 * CYCLES, leaders.terms.get());
+        assertEquals(2 * CYCLES, ourNodes.size(), "one node per term of ours, seen while leading: " + ourNodes);
+        for (String node : ourNodes) {
+            assertTrue(CURATOR_MUTEX_NODE.matcher(node).matches(), node + " is not named as a selector's node");
+        }
+    }
+
+    private static final Pattern CURATOR_MUTEX_NODE = Pattern.compile(
+            "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-lock-[0-9]{10}");
+
+    /** A selector that leads {@link #CYCLES} terms, requeued after each. */
+    private static Callable<Void> selector(CuratorFramework c, String dir, String id, Leaders leaders) {
+        return () -> {
+            Semaphore terms = new Semaphore(0);
+            AtomicInteger led = new AtomicInteger();
+            try (LeaderSelector selector = new LeaderSelector(c, dir, new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(CuratorFramework client) {
+                    if (led.get() < CYCLES) {
+                        leaders.lead(id);
+                        led.incrementAndGet();
+                        terms.release();
+                    }
+                }
+            })) {
+                selector.setId(id);
+                selector.autoRequeue();
+                selector.start();
+                assertTrue(terms.tryAcquire(CYCLES, WAIT.toMillis(), TimeUnit.MILLISECONDS), id + " never led");
+            }
+            return null;
+        };
     }
 
     private static List<Callable<Void>> ours(Fleet fleet, String dir, Leaders leaders) {

@@ -56,6 +56,16 @@ final class Migrating {
     }
     // end:election
 
+    // snippet:selector-election
+    /** LeaderSelector's path (not a latch's): exactly one leader among selectors and these. */
+    static ZkLeaderElection joinReporter(ZkClient client, String participantId) {
+        ZkLeaderElection election = ZkLeaderElection.sharingWithLeaderSelector(client, "/elections/reporter",
+                participantId);
+        election.start();
+        return election;
+    }
+    // end:selector-election
+
     // snippet:last-step
     /** Step 3, once no Curator process is left: the default protocol, on the same path. */
     static long exportOrdersAfterMigration(ZkClient client) throws InterruptedException {

@@ -147,6 +147,10 @@ public final class Snippets {
                 boolean led = e.awaitLeadership(Duration.ofSeconds(30));
                 check("the only participant under Protocol.CURATOR leads", () -> led);
             }
+            try (io.zkcoord.election.ZkLeaderElection e = Migrating.joinReporter(client, "worker-1")) {
+                boolean led = e.awaitLeadership(Duration.ofSeconds(30));
+                check("the only participant sharing with LeaderSelector leads", () -> led);
+            }
             long laterToken = Migrating.exportOrdersAfterMigration(client);
             check("after the last step the token still grows", () -> laterToken > curatorToken);
             check("the migration snippets leave no lock node", () -> children(client, "/locks/orders").isEmpty()
