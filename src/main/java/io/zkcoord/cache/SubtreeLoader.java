@@ -180,7 +180,10 @@ final class SubtreeLoader {
             ops.add(Op.getData(p.path()));
         }
         zk.multi(ops, (rc, path, ctx, results) -> {
-            if (rc != Code.OK.intValue() || results == null || results.size() != batch.size()) {
+            // A read-only multi answers every read, an error result for a node gone (or unreadable) and the
+            // data of the others; the client's callback then carries that error's code with the results.
+            // Only a multi without results failed as a whole.
+            if (results == null || results.size() != batch.size()) {
                 if (Code.get(rc) == Code.CONNECTIONLOSS) {
                     cutWhileBatching.set(true);
                 }

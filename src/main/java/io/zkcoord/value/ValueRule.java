@@ -5,6 +5,7 @@ import io.zkcoord.once.NodeState;
 import io.zkcoord.once.Plan;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The shared value's rule: {@link ZkSharedValue}'s writes as pure functions of the node's state.
@@ -35,8 +36,19 @@ final class ValueRule {
      * @return whether it was written
      */
     static Change<Boolean> trySet(int previousVersion, byte[] previousData, byte[] data) {
+        return trySet(previousVersion, held -> Arrays.equals(held, previousData), data);
+    }
+
+    /**
+     * As {@link #trySet(int, byte[], byte[])}, the previous value told by {@code holdsPrevious}: whether
+     * the node's data is that value (in a format with more than one form of a value, such as a long's
+     * empty data, which reads 0, any of them).
+     *
+     * @return whether it was written
+     */
+    static Change<Boolean> trySet(int previousVersion, Predicate<byte[]> holdsPrevious, byte[] data) {
         return state -> state.exists() && state.version() == previousVersion && previousVersion != -1
-                && Arrays.equals(state.data(), previousData)
+                && holdsPrevious.test(state.data())
                 ? Plan.write(data, Boolean.TRUE)
                 : Plan.done(Boolean.FALSE);
     }

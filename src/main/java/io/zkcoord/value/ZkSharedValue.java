@@ -13,6 +13,7 @@ import io.zkcoord.once.Outcome;
 import io.zkcoord.once.PathWatches;
 import io.zkcoord.queue.QueuePaths;
 import io.zkcoord.queue.Waits;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
@@ -210,7 +211,17 @@ public final class ZkSharedValue<T> implements AutoCloseable {
         if (previous == null || previous.value() == null) {
             throw new IllegalArgumentException("previous must not be null, nor its value");
         }
-        return write(ValueRule.trySet(previous.version(), codec.encode(previous.value()), encode(value)));
+        T was = previous.value();
+        return write(ValueRule.trySet(previous.version(), data -> holds(data, was), encode(value)));
+    }
+
+    /** @return whether {@code data} is {@code value} in this value's format (undecodable data is not) */
+    private boolean holds(byte[] data, T value) {
+        try {
+            return Objects.deepEquals(codec.decode(path, data), value);
+        } catch (CoordinationException e) {
+            return false;
+        }
     }
 
     /**

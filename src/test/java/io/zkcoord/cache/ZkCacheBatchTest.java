@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Promise 6: the first load reads many nodes per request (read-only {@code multi} batches), counted by the
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * after which the cache reads one node per request and loads all.
  */
 @Timeout(180)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheBatchTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

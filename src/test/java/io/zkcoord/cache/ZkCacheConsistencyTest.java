@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The randomized consistency test: several clients make random creates, changes and deletes at
@@ -37,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * listener's events replayed over an empty map, nodes deleted and made again included.
  */
 @Timeout(300)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheConsistencyTest {
 
     private static final Logger log = LoggerFactory.getLogger(ZkCacheConsistencyTest.class);

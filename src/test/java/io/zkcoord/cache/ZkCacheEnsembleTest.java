@@ -18,6 +18,7 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Promise 1 across a leader change in a 3-server ensemble (the case of Curator's
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * equal the tree.
  */
 @Timeout(180)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheEnsembleTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

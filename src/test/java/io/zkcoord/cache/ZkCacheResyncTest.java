@@ -28,12 +28,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Promise 1 and 3 across outages: what changed while the cache could not see it is reported as
  * differences (by czxid and mzxid) after a reconnection, and after a session expiry in the new session.
  */
 @Timeout(180)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheResyncTest {
 
     private static final Duration WAIT = Duration.ofSeconds(40);

@@ -16,6 +16,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * Promise 5: a node whose {@code getChildren} reply is over the default 1 MB {@code jute.maxbuffer}
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
  * names make); the soak does it with 100,000 children (Curator's caches stopped at 64k).
  */
 @Timeout(300)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheSizeTest {
 
     /** Children whose names alone make the listing about 1.3 MB: 4 bytes of length and 60 of name each. */

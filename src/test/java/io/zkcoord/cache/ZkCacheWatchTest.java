@@ -22,9 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 
 /** Promise 3 (one watch, nothing left after close) and promise 4 (the depth bounds what is read), counted by the server. */
 @Timeout(180)
+@EnabledIf(value = "io.zkcoord.cache.ZooKeeper39#onClassPath", disabledReason = ZooKeeper39.REASON)
 class ZkCacheWatchTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

@@ -7,16 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.zkcoord.ZkClient;
 import io.zkcoord.ZkLease;
+import io.zkcoord.test.ZkEnsemble;
+import io.zkcoord.test.ZkTestEnsemble;
 import io.zkcoord.testing.Await;
-import io.zkcoord.testing.FourLetterWords;
 import io.zkcoord.testing.ZkProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,31 +31,25 @@ class SemaphoreLostCreateTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
-    @BeforeAll
-    static void fourLetterWords() {
-        FourLetterWords.enableAllCommands();
-    }
-
     /** A fresh object whose create reply is lost, recovered as first waiter, is granted when the holders leave. */
     @Test
-    void recoveredFirstWaiterOfAFreshObjectIsWoken() throws Exception {
-        try (TestingServer server = new TestingServer(true);
-             ZkProxy proxy = ZkProxy.to(server.getConnectString());
-             ZkClient direct = client(server.getConnectString());
-             ZkClient other = client(server.getConnectString());
+    @ZkEnsemble
+    void recoveredFirstWaiterOfAFreshObjectIsWoken(ZkTestEnsemble ensemble, ZkClient direct, ZkClient other)
+            throws Exception {
+        // The ensemble has no fault that cuts after one given request: a proxy of its own, to the ensemble.
+        try (ZkProxy proxy = ZkProxy.to(ensemble.connectString());
              ZkClient cutOff = client(proxy.connectString())) {
             String path = "/lost-create/first-waiter";
-            FourLetterWords flw = FourLetterWords.of(server.getConnectString());
             ZkSemaphore holders = new ZkSemaphore(direct, path, 2);
             ZkLease h1 = holders.acquire();
             ZkLease h2 = holders.acquire();
-            long watchesBefore = flw.watchCount();
+            long watchesBefore = ensemble.serverWatchCount();
 
             CompletableFuture<Void> cut = proxy.cutAfterNextCreate();
             CompletableFuture<ZkLease> fresh = new ZkSemaphore(cutOff, path, 2).acquireAsync();
             cut.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             Await.until("the recovered first waiter watches the queue", WAIT,
-                    () -> children(direct, path).size() == 3 && flw.watchCount() > watchesBefore);
+                    () -> children(direct, path).size() == 3 && ensemble.serverWatchCount() > watchesBefore);
             CompletableFuture<ZkLease> behind = new ZkSemaphore(other, path, 2).acquireAsync();
             Await.until("a waiter queued behind it", WAIT, () -> children(direct, path).size() == 4);
 
@@ -74,10 +67,10 @@ class SemaphoreLostCreateTest {
 
     /** A fresh object with the wrong permit count whose create reply is lost fails with IllegalStateException and leaves no node. */
     @Test
-    void recoveredCreateIsCheckedAgainstTheRecordedCount() throws Exception {
-        try (TestingServer server = new TestingServer(true);
-             ZkProxy proxy = ZkProxy.to(server.getConnectString());
-             ZkClient direct = client(server.getConnectString());
+    @ZkEnsemble
+    void recoveredCreateIsCheckedAgainstTheRecordedCount(ZkTestEnsemble ensemble, ZkClient direct) throws Exception {
+        // The ensemble has no fault that cuts after one given request: a proxy of its own, to the ensemble.
+        try (ZkProxy proxy = ZkProxy.to(ensemble.connectString());
              ZkClient cutOff = client(proxy.connectString())) {
             String path = "/lost-create/count";
             ZkLease holder = new ZkSemaphore(direct, path, 1).acquire();

@@ -180,6 +180,25 @@ class ZkSharedValueTest {
         }
     }
 
+    /**
+     * A long node with no data reads 0 (as Curator's {@code DistributedAtomicLong}): a trySet from that value at
+     * its version writes, though the bytes of 0 are not the node's (none).
+     */
+    @Test
+    void trySetFromAnEmptyLongNode() throws Exception {
+        try (ZkClient c = client()) {
+            c.zooKeeper().create("/sharedEmptyLong", new byte[0], org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    org.apache.zookeeper.CreateMode.PERSISTENT);
+            try (ZkSharedValue<Long> v = ZkSharedValue.ofLong(c, "/sharedEmptyLong", 9)) {
+                v.start();
+                Versioned<Long> seen = v.get();
+                assertEquals(new Versioned<>(0L, 0), seen);
+                assertTrue(v.trySet(seen, 5L), "unchanged since seen");
+                assertEquals(5L, v.get().value());
+            }
+        }
+    }
+
     /** Bad input fails at once. */
     @Test
     void badArguments() {
