@@ -17,12 +17,12 @@ import org.apache.zookeeper.data.Stat;
  * The cache check after each heal of the {@link Schedule}: round {@code n}, for every cache workload, (1) deletes
  * {@code open}, which guards every write, so none can land; (2) creates the marker {@code tree/quiet-<n>}; (3)
  * records the tree ({@code round cache-node}, token {@code n}); (4) waits, up to {@link #COPY_WAIT}, until every
- * running client process has recorded its cache showing the marker ({@code event round-dump} {@code n}: see {@link
- * CacheWorkload}); (5) records how many did ({@code round quiet}); (6) deletes the marker and creates {@code open}
- * again, so the writes go on and the schedule continues. The marker exists only while the tree is quiet, so any
- * copy that shows it must equal the round's tree ({@link Checker}: {@code cache differs}). A process that records
- * nothing in time (a client JVM still starting after a kill) is slow, not wrong: it is counted, not reported.
- * Used by the schedule's thread only.
+ * running client process whose cache has shown a value has recorded its cache showing the marker ({@code event
+ * round-dump} {@code n}: see {@link CacheWorkload}); (5) records how many did ({@code round quiet}); (6) deletes the
+ * marker and creates {@code open} again, so the writes go on and the schedule continues. The marker exists only
+ * while the tree is quiet, so any copy that shows it must equal the round's tree ({@link Checker}: {@code cache
+ * differs}). A process that records nothing in time is slow, not wrong: it is counted, not reported. Used by the
+ * schedule's thread only.
  */
 final class QuietRounds {
 
@@ -72,14 +72,7 @@ final class QuietRounds {
         }
         long now = System.nanoTime();
         long until = now + Math.max(Duration.ofSeconds(1).toNanos(), Math.min(COPY_WAIT.toNanos(), copiesBy - now));
-        Set<String> expected = new java.util.TreeSet<>();
-        for (ClientProcess c : clients) {
-            if (c.isRunning()) {
-                for (String w : workloads) {
-                    expected.add(c.name() + " " + w);
-                }
-            }
-        }
+        Set<String> expected = following();
         Set<String> recorded = Set.of();
         while (true) {
             recorded = recorded(n);
@@ -100,6 +93,29 @@ final class QuietRounds {
             String dir = NemesisRun.BASE + "/" + w;
             retry(() -> deleteIfPresent(dir + "/tree/" + CacheWorkload.ROUND + n));
             retry(() -> createIfMissing(dir + "/open"));
+        }
+    }
+
+    /**
+     * @return "process workload" of every running process's cache that has shown a value: those the round waits
+     *     for (a process restarted a moment ago, its JVM still starting, is not waited for; its copy, if it
+     *     records one, is still compared)
+     */
+    private Set<String> following() {
+        Set<String> names = new java.util.HashSet<>();
+        for (ClientProcess c : clients) {
+            if (c.isRunning()) {
+                names.add(c.name());
+            }
+        }
+        List<Path> files = new ArrayList<>();
+        clients.forEach(c -> files.addAll(c.histories()));
+        try {
+            return History.read(files).stream().filter(e -> e.is("event", "seen") && names.contains(e.process())
+                    && workloads.contains(e.workload())).map(e -> e.process() + " " + e.workload())
+                    .collect(Collectors.toCollection(java.util.TreeSet::new));
+        } catch (IOException e) {
+            return Set.of();
         }
     }
 
