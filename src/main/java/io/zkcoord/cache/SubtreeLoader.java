@@ -38,10 +38,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Batches and {@code jute.maxbuffer}.</b> A {@code multi}'s one reply holds the data of every
  * node it reads, and the client drops its connection on a reply longer than its {@code
  * jute.maxbuffer}. A batch therefore stops at {@link #BUDGET_SHARE} of the client's limit, counting
- * each node by the size of the data the cache already holds for it (a reload), or else by the largest
- * data this load has met so far (at least {@link #GUESS_BYTES}), plus the stat. Sizes are guesses
- * (a node may have grown since): if a connection loss cuts a batch, the flag given to the constructor
- * says so, and the cache's next load reads one node per request.
+ * each node by the size of the data the cache already holds for it (a reload), or else by {@link
+ * #MARGIN} times the largest data this load has read so far (at least {@link #GUESS_BYTES}), plus
+ * 96 bytes for the stat. So that this guess comes from real sizes, of each child list the first child
+ * the cache holds no data for is read alone (a probe) and its siblings the cache holds no data for
+ * wait for its reply (the next of them probes if it was gone or unreadable); children the cache holds
+ * are not held back. A batch's reply thus stays under the client's limit while its nodes are at most
+ * about eight times the largest data read before them (or 8 KB). Sizes are still guesses (a node may
+ * be far larger than its probe, or have grown since): if a connection loss cuts a batch, the flag
+ * given to the constructor says so, and the cache's next load reads one node per request.
  *
  * <p>Used once: {@link #start()} once, from any thread; the replies run on ZooKeeper's event thread.
  * Thread-safe.
@@ -58,14 +63,25 @@ final class SubtreeLoader {
     static final int MAX_BATCH = 100;
     /** The share of the client's {@code jute.maxbuffer} a batch's reply may be expected to fill. */
     static final int BUDGET_SHARE = 4;
-    /** The data size assumed for a node not read yet, until larger data is met. */
+    /** The data size the guess for a node not read yet starts from, until larger data is read. */
     static final int GUESS_BYTES = 1_024;
+    /** A node not read yet is counted at this many times the largest data this load has read. */
+    static final int MARGIN = 2;
     /** A {@code getData} result's bytes besides the data: stat, lengths, the multi's per-result header. */
     private static final int RESULT_OVERHEAD = 96;
     /** A child list this long may not fit in the client's default {@code jute.maxbuffer}: say so once. */
     private static final int MANY_CHILDREN = 50_000;
 
-    private record Pending(String path, int depth) { }
+    /**
+     * A node to read; {@code probeOf} set: the first of its siblings read, alone, whose reply lets the
+     * ones waiting in that listing be batched.
+     */
+    private record Pending(String path, int depth, Listing probeOf) { }
+
+    /** Siblings the cache holds no data for, waiting for their probe's reply. Guarded by the loader. */
+    private static final class Listing {
+        final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+    }
 
     private final ZooKeeper zk;
     private final String top;
@@ -114,7 +130,7 @@ final class SubtreeLoader {
 
     void start() {
         synchronized (this) {
-            toRead.add(new Pending(top, 0));
+            toRead.add(new Pending(top, 0, null));
         }
         pump();
     }
@@ -152,12 +168,13 @@ final class SubtreeLoader {
     private List<Pending> takeBatch() {
         List<Pending> batch = new ArrayList<>();
         batch.add(toRead.poll());
-        if (batchBudget == 0) {
+        if (batchBudget == 0 || batch.get(0).probeOf() != null) {
             return batch;
         }
-        long guess = Math.max(largestData, GUESS_BYTES);
+        long guess = (long) MARGIN * Math.max(largestData, GUESS_BYTES);
         long expected = expectedBytes(batch.get(0), guess);
-        while (!toRead.isEmpty() && batch.size() < MAX_BATCH && inFlight + batch.size() < WINDOW) {
+        while (!toRead.isEmpty() && toRead.peek().probeOf() == null && batch.size() < MAX_BATCH
+                && inFlight + batch.size() < WINDOW) {
             long next = expectedBytes(toRead.peek(), guess);
             if (expected + next > batchBudget) {
                 break;
@@ -215,9 +232,13 @@ final class SubtreeLoader {
         boolean listChildren = p.depth() < maxDepth;
         if (cacheData) {
             zk.getData(p.path(), false, (rc, path, ctx, data, stat) -> {
-                if (ok(rc, path)) {
+                boolean read = ok(rc, path);
+                if (read) {
                     noteSize(stat.getDataLength());
                     nodeRead(p, new HeldNode(data, stat), listChildren && stat.getNumChildren() > 0);
+                }
+                if (p.probeOf() != null) {
+                    probed(p.probeOf(), read);
                 }
                 replied();
             }, null);
@@ -268,10 +289,37 @@ final class SubtreeLoader {
             if (finished) {
                 return;
             }
+            Listing listing = new Listing();
             for (String name : children) {
-                toRead.add(new Pending(CacheTree.childOf(parent.path(), name), parent.depth() + 1));
+                String path = CacheTree.childOf(parent.path(), name);
+                if (batchBudget == 0 || heldSize.applyAsInt(path) >= 0) {
+                    toRead.add(new Pending(path, parent.depth() + 1, null));
+                } else {
+                    listing.waiting.add(new Pending(path, parent.depth() + 1, listing));
+                }
+            }
+            if (!listing.waiting.isEmpty()) {
+                toRead.add(listing.waiting.poll());
             }
         }
+    }
+
+    /**
+     * A probe replied: with data ({@code read}), its waiting siblings may now be batched, counted by the
+     * sizes read; without (gone, unreadable), the next of them probes.
+     */
+    private synchronized void probed(Listing listing, boolean read) {
+        if (finished || listing.waiting.isEmpty()) {
+            return;
+        }
+        if (!read) {
+            toRead.add(listing.waiting.poll());
+            return;
+        }
+        for (Pending p : listing.waiting) {
+            toRead.add(new Pending(p.path(), p.depth(), null));
+        }
+        listing.waiting.clear();
     }
 
     private void replied() {

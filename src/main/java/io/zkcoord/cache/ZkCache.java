@@ -53,9 +53,14 @@ import java.util.stream.Stream;
  * (about 60,000 names of 16 characters by default) needs that raised (docs/cache.md).
  *
  * <p>A load reads nodes' data up to 100 at a time with read-only {@code multi} requests (servers
- * 3.6 and later), each batch kept to a quarter of the client's {@code jute.maxbuffer} by the sizes
- * the cache holds (a reload) or else the largest data met so far. Data much larger than its
- * siblings' can still make a batch's reply too long for the client, which then drops its connection
+ * 3.6 and later), each batch's expected reply kept to a quarter of the client's {@code
+ * jute.maxbuffer}: a node counts at the size of the data the cache holds for it (a reload), or else
+ * at twice the largest data the load has read so far (at least twice 1 KB), plus 96 bytes. Of each
+ * child list, the first child the cache holds no data for is read alone and its siblings the cache
+ * holds no data for wait for that reply (the next is read alone if it was gone or unreadable), so a
+ * first load over siblings of similar sizes never overflows: a batch stays under the limit while its
+ * nodes are at most about eight times the largest data read before them (or 8 KB). Data far larger
+ * than that can still make a batch's reply too long for the client, which then drops its connection
  * (every recipe of the client sees a short disconnection; the session stays): the cache then loads
  * again one node per request, and budgets later loads by the sizes it then holds.
  */

@@ -58,11 +58,12 @@ class ZkCacheBatchTest {
         ZooKeeper zk = writer.zooKeeper();
         zk.create(top, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         List<Op> ops = new ArrayList<>();
+        int perRequest = Math.max(1, Math.min(100, 256 * 1024 / Math.max(1, bytes))); // under the server's limit
         for (int c = 0; c < children; c++) {
             byte[] data = new byte[bytes];
             data[0] = (byte) c;
             ops.add(Op.create(top + "/c" + c, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-            if (ops.size() == 100 || c == children - 1) {
+            if (ops.size() == perRequest || c == children - 1) {
                 zk.multi(ops);
                 ops.clear();
             }
@@ -90,15 +91,49 @@ class ZkCacheBatchTest {
     }
 
     /**
-     * A client whose {@code jute.maxbuffer} is 64 KB, 30 children of 30 KB each: the first batch's reply (several
-     * children, guessed small) is over the limit and the client drops its connection; the cache then loads one node
-     * per request, and every node (each fits alone) is loaded, equal to the tree. After a server restart the reload
-     * batches again, budgeted by the sizes the cache holds: 60 small children more are read in batches, and the
-     * large ones alone, with no second drop.
+     * 100 children of 12 KB each, a client with the default {@code jute.maxbuffer} (1 MB): the first load reads one
+     * child alone, then batches the others counted at twice its size, so no reply is over the limit and the client
+     * never drops its connection (before the probe, batches guessed at 1 KB a node replied about 1.2 MB).
+     */
+    @Test
+    void aFirstLoadOverSiblingsOfSimilarSizeNeverDropsTheConnection() throws Exception {
+        makeChildren("/similar", 100, 12 * 1024);
+        try (ZkClient client = ZkClient.builder().connectString(server.getConnectString())
+                .sessionTimeout(Duration.ofSeconds(30)).build()) {
+            AtomicInteger suspended = new AtomicInteger();
+            client.addConnectionListener(state -> {
+                if (state == ConnectionState.SUSPENDED) {
+                    suspended.incrementAndGet();
+                }
+            });
+            long before = words.packetsReceived();
+            try (ZkCache cache = new ZkCache(client, "/similar")) {
+                cache.start();
+                assertTrue(cache.awaitInitialized(WAIT), "the cache never loaded");
+                long requests = words.packetsReceived() - before;
+                Map<String, NodeFacts> expected = TreeRead.read(writer.zooKeeper(), "/similar", Integer.MAX_VALUE, true);
+                Map<String, NodeFacts> held = TreeRead.of(cache);
+                assertEquals(101, held.size());
+                assertEquals(expected, held, TreeRead.difference(expected, held));
+                assertEquals(0, suspended.get(), "the first load dropped the client's connection");
+                // addWatch, the top's getData and getChildren, one child alone, 10 batches, mntr calls, a few pings
+                assertTrue(requests < 40, "requests for a load of 101 nodes: " + requests);
+            }
+        }
+    }
+
+    /**
+     * A client whose {@code jute.maxbuffer} is 64 KB, 30 children of 30 KB each but the first listed (read first,
+     * alone) of 100 bytes: the first batch's reply (several children, guessed from that small one) is over the limit
+     * and the client drops its connection; the cache then loads one node per request, and every node (each fits
+     * alone) is loaded, equal to the tree. After a server restart the reload batches again, budgeted by the sizes
+     * the cache holds: 60 small children more are read in batches, and the large ones alone, with no second drop.
      */
     @Test
     void aBatchTooLargeForTheClientFallsBackToSingleReads() throws Exception {
         makeChildren("/large", 30, 30 * 1024);
+        // the loader reads the first child of the listing alone; the server lists a set of names in one order
+        writer.zooKeeper().setData("/large/" + writer.zooKeeper().getChildren("/large", false).get(0), new byte[100], -1);
         ZKClientConfig small = new ZKClientConfig();
         small.setProperty("jute.maxbuffer", Integer.toString(64 * 1024));
         try (ZkClient client = ZkClient.builder().connectString(server.getConnectString())
