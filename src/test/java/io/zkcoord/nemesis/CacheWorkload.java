@@ -27,6 +27,12 @@ import org.apache.zookeeper.data.Stat;
  * change ever made to the tree, and records what its cache holds ({@code event cache-node}, then {@code event
  * cache-dump}). The {@link Checker} asserts that each dump equals the nemesis's read, and that no cache ever showed
  * a node's value older than one it had shown ({@code mzxid} never goes back).
+ *
+ * <p>The same check runs after each heal of the schedule ({@link QuietRounds}): round {@code n} closes the writes
+ * the same way, creates {@code <dir>/tree/quiet-<n>} and records the tree ({@code round cache-node}, token {@code
+ * n}); a watcher thread of the workload records its cache ({@code event round-node}, then {@code event round-dump},
+ * token {@code n}) the first time it shows that marker, and the nemesis deletes the marker before it opens the
+ * writes again, so a cache showing the marker shows the quiet tree (a process started later never sees it).
  * <ul>
  *   <li>{@code cache}: {@link ZkCache};</li>
  *   <li>{@code naivecache}: {@link NaiveCache}, deliberately broken (no reload after a reconnection or an expiry,
@@ -39,6 +45,8 @@ final class CacheWorkload extends Workload {
     private static final int CHILDREN = 6;
     private static final int GRANDCHILDREN = 3;
     static final String QUIET = "quiet";
+    /** The marker of quiet round {@code n} is {@code tree/quiet-<n>}. */
+    static final String ROUND = "quiet-";
 
     /** A copy of the tree that records what it shows. */
     interface View extends AutoCloseable {
@@ -52,6 +60,7 @@ final class CacheWorkload extends Workload {
     private final String tree;
     private final String open;
     private final View view;
+    private final Thread rounds;
     private long written;
 
     CacheWorkload(String name, Settings settings) {
@@ -61,6 +70,41 @@ final class CacheWorkload extends Workload {
         Consumer<String[]> seen = s -> history.record(name, "event", "seen", s[0], Long.parseLong(s[1]),
                 sessionOf(client), s[2]);
         this.view = name.equals("naivecache") ? new NaiveCache(client, tree, seen) : zkCache(seen);
+        this.rounds = new Thread(this::watchRounds, name + "-rounds");
+        rounds.setDaemon(true);
+        rounds.start();
+    }
+
+    /**
+     * Every 50 ms until {@link #finish()}: if the cache shows a round's marker it has not recorded yet, records the
+     * copy that shows it (the marker exists only while the tree is quiet).
+     */
+    private void watchRounds() {
+        long recorded = 0;
+        try {
+            while (!stopping()) {
+                Map<String, String> nodes = view.snapshot();
+                long round = 0;
+                for (String path : nodes.keySet()) {
+                    String last = path.substring(path.lastIndexOf('/') + 1);
+                    if (path.equals(tree + "/" + last) && last.startsWith(ROUND)) {
+                        round = Math.max(round, Long.parseLong(last.substring(ROUND.length())));
+                    }
+                }
+                if (round > recorded) {
+                    recorded = round;
+                    for (Map.Entry<String, String> e : nodes.entrySet()) {
+                        history.record(name, "event", "round-node", e.getKey(), round, 0, e.getValue());
+                    }
+                    history.record(name, "event", "round-dump", tree, round, 0, "nodes=" + nodes.size());
+                }
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            history.record(name, "event", "error", tree, 0, 0, "round watcher: " + e);
+        }
     }
 
     private View zkCache(Consumer<String[]> seen) {
@@ -135,6 +179,13 @@ final class CacheWorkload extends Workload {
 
     @Override
     void finish() {
+        // stopping() is already true: the watcher ends within a look (never interrupted: an interrupt during a
+        // write would close the history's channel)
+        try {
+            rounds.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         // The nemesis made "quiet" after the last write that could land: a cache showing it has seen them all.
         long deadline = System.nanoTime() + (name.equals("naivecache") ? Duration.ofSeconds(2)
                 : Duration.ofSeconds(30)).toNanos();

@@ -35,7 +35,9 @@ import java.util.TreeMap;
  *       the {@code mzxid} of each {@code event seen} {@code created} or {@code changed} is not below the last one
  *       shown ({@code stale value shown}), nor equal to it (an invented change: {@code change shown twice}). Each cache's dump after the writes ended ({@code event cache-node}) equals the
  *       tree the nemesis read then ({@code final cache-node}), node for node: path, {@code czxid}, {@code mzxid},
- *       version, data ({@code cache differs}).</li>
+ *       version, data ({@code cache differs}). So does each copy a cache recorded in a quiet round after a heal of
+ *       the schedule ({@code event round-node}, token = the round) with that round's tree ({@code round
+ *       cache-node}).</li>
  *   <li><b>Liveness.</b> After the final heal, every workload is granted again; every client process exits
  *       when asked; no node is left in any workload's directory.</li>
  *   <li><b>One clock.</b> Every client process's first event comes after the nemesis launched it.</li>
@@ -63,8 +65,12 @@ final class Checker {
         long staleRefused;
         long violations;
         long longestUnavailableNanos;
-        /** Cache dumps compared with the tree (cache workloads). */
+        /** Cache dumps compared with the tree after the final heal (cache workloads). */
         long cachesCompared;
+        /** Quiet rounds after a heal of the schedule whose tree was compared with at least one cache's copy. */
+        long roundsCompared;
+        /** Cache copies compared with their round's tree, all rounds together. */
+        long roundCopiesCompared;
         /** Values a cache showed (cache workloads). */
         long valuesShown;
     }
@@ -392,8 +398,10 @@ final class Checker {
     /** The caches rule (see the class comment). */
     private static void checkCaches(List<Event> events, List<Violation> violations, Map<String, Stats> stats) {
         Map<String, Long> lastShown = new HashMap<>();                 // process workload path -> mzxid
-        Map<String, Map<String, String>> dumps = new TreeMap<>();       // process workload -> path -> node
-        Map<String, Map<String, String>> truth = new HashMap<>();       // workload -> path -> node
+        // a copy is "process workload" (the final dump) or "process workload round" (a quiet round's);
+        // its tree is "workload" or "workload round"
+        Map<String, Map<String, String>> dumps = new TreeMap<>();       // copy -> path -> node
+        Map<String, Map<String, String>> truth = new HashMap<>();       // tree -> path -> node
         Map<String, Long> dumpedAt = new HashMap<>();
         for (Event e : events) {
             String who = e.process() + " " + e.workload();
@@ -415,17 +423,33 @@ final class Checker {
             } else if (e.is("event", "cache-dump")) {
                 dumps.computeIfAbsent(who, k -> new TreeMap<>());
                 dumpedAt.put(who, e.time());
+            } else if (e.is("event", "round-node")) {
+                dumps.computeIfAbsent(who + " " + e.token(), k -> new TreeMap<>()).put(e.path(), e.value());
+            } else if (e.is("event", "round-dump")) {
+                dumps.computeIfAbsent(who + " " + e.token(), k -> new TreeMap<>());
+                dumpedAt.put(who + " " + e.token(), e.time());
             } else if (e.process().equals("nemesis") && e.is("final", "cache-node")) {
                 truth.computeIfAbsent(e.workload(), k -> new TreeMap<>()).put(e.path(), e.value());
+            } else if (e.process().equals("nemesis") && e.is("round", "cache-node")) {
+                truth.computeIfAbsent(e.workload() + " " + e.token(), k -> new TreeMap<>()).put(e.path(), e.value());
             }
         }
+        Map<String, Set<String>> roundsCompared = new HashMap<>();   // workload -> rounds
         for (Map.Entry<String, Map<String, String>> dump : dumps.entrySet()) {
-            String workload = dump.getKey().substring(dump.getKey().indexOf(' ') + 1);
-            Map<String, String> expected = truth.get(workload);
+            String[] copy = dump.getKey().split(" ");
+            String workload = copy[1];
+            String tree = copy.length > 2 ? workload + " " + copy[2] : workload;
+            Map<String, String> expected = truth.get(tree);
             if (expected == null) {
                 continue; // the run ended before the nemesis read the tree
             }
-            stats.computeIfAbsent(workload, k -> new Stats()).cachesCompared++;
+            Stats s = stats.computeIfAbsent(workload, k -> new Stats());
+            if (copy.length > 2) {
+                s.roundCopiesCompared++;
+                roundsCompared.computeIfAbsent(workload, k -> new java.util.HashSet<>()).add(copy[2]);
+            } else {
+                s.cachesCompared++;
+            }
             List<String> differences = new ArrayList<>();
             Set<String> paths = new java.util.TreeSet<>(expected.keySet());
             paths.addAll(dump.getValue().keySet());
@@ -439,10 +463,12 @@ final class Checker {
             }
             if (!differences.isEmpty()) {
                 violations.add(new Violation(workload, "cache differs", dumpedAt.getOrDefault(dump.getKey(), 0L),
-                        dump.getKey() + ": " + differences.size() + " nodes differ from the tree, e.g. "
+                        copy[0] + " " + workload + (copy.length > 2 ? " in quiet round " + copy[2] : "") + ": "
+                                + differences.size() + " nodes differ from the tree, e.g. "
                                 + differences.subList(0, Math.min(3, differences.size()))));
             }
         }
+        roundsCompared.forEach((w, rounds) -> stats.get(w).roundsCompared = rounds.size());
     }
 
     private static void close(Hold h, long at) {

@@ -234,4 +234,40 @@ class CheckerTest {
         assertEquals(List.of("cache differs"), v.stream().map(Checker.Violation::rule).toList());
         org.junit.jupiter.api.Assertions.assertTrue(v.get(0).detail().contains("2 nodes differ"), v.toString());
     }
+
+    private void roundNode(long t, String process, int round, String path, long mzxid) {
+        h.add(new Event(t, process, "cache", process.equals("nemesis") ? "round" : "event",
+                process.equals("nemesis") ? "cache-node" : "round-node", path, round, 0,
+                "czxid=5 mzxid=" + mzxid + " version=1 data=x"));
+    }
+
+    /**
+     * Two quiet rounds after heals: each copy is compared with its own round's tree, not the other's; a copy equal
+     * to its round passes, one that kept an older round's value is caught, naming the round.
+     */
+    @Test
+    void eachQuietRoundsCopyIsComparedWithThatRoundsTree() {
+        roundNode(40, "nemesis", 1, "/t", 3);
+        roundNode(41, "nemesis", 1, "/t/a", 12);
+        roundNode(50, "c1.0", 1, "/t", 3);
+        roundNode(51, "c1.0", 1, "/t/a", 12);
+        h.add(new Event(52, "c1.0", "cache", "event", "round-dump", "/t", 1, 0, "nodes=2"));
+        roundNode(60, "nemesis", 2, "/t", 3);
+        roundNode(61, "nemesis", 2, "/t/a", 20);
+        roundNode(70, "c1.0", 2, "/t", 3);
+        roundNode(71, "c1.0", 2, "/t/a", 20);
+        h.add(new Event(72, "c1.0", "cache", "event", "round-dump", "/t", 2, 0, "nodes=2"));
+        Checker.Result passed = Checker.check(h);
+        assertEquals(List.of(), passed.violations());
+        assertEquals(2, passed.stats().get("cache").roundsCompared);
+        assertEquals(2, passed.stats().get("cache").roundCopiesCompared);
+
+        roundNode(73, "c2.0", 2, "/t", 3);
+        roundNode(74, "c2.0", 2, "/t/a", 12); // round 1's value: it missed round 2's change
+        h.add(new Event(75, "c2.0", "cache", "event", "round-dump", "/t", 2, 0, "nodes=2"));
+        List<Checker.Violation> v = Checker.check(h).violations();
+        assertEquals(List.of("cache differs"), v.stream().map(Checker.Violation::rule).toList());
+        org.junit.jupiter.api.Assertions.assertTrue(v.get(0).detail().contains("c2.0 cache in quiet round 2"),
+                v.toString());
+    }
 }

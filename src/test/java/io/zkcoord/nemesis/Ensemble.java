@@ -101,18 +101,22 @@ final class Ensemble implements AutoCloseable {
 
     /** Waits until every server serves and exactly one leads. */
     void awaitQuorum(Duration within) throws InterruptedException {
+        if (!awaitAllServing(within)) {
+            throw new IllegalStateException("no quorum within " + within + "; modes "
+                    + servers.stream().map(ServerProcess::mode).toList() + "\n"
+                    + servers.stream().map(ServerProcess::logTail).collect(Collectors.joining("\n")));
+        }
+    }
+
+    /** Waits up to {@code within} until every server serves and exactly one leads; @return whether they do */
+    boolean awaitAllServing(Duration within) throws InterruptedException {
         // Every 100 ms: each look asks every server with a four-letter command.
-        boolean all = io.zkcoord.testing.Await.within(within, Duration.ofMillis(100), () -> {
+        return io.zkcoord.testing.Await.within(within, Duration.ofMillis(100), () -> {
             List<String> modes = servers.stream().map(ServerProcess::mode).toList();
             long leaders = modes.stream().filter("leader"::equals).count();
             long followers = modes.stream().filter("follower"::equals).count();
             return leaders == 1 && leaders + followers == servers.size();
         });
-        if (!all) {
-            throw new IllegalStateException("no quorum within " + within + "; modes "
-                    + servers.stream().map(ServerProcess::mode).toList() + "\n"
-                    + servers.stream().map(ServerProcess::logTail).collect(Collectors.joining("\n")));
-        }
     }
 
     /**

@@ -113,10 +113,15 @@ final class Faults {
                     return;
                 }
                 ended = true;
-                active.remove(this);
             }
-            undo.run();
-            log.record("", "end", kind.label, target, 0, 0, detail);
+            try {
+                undo.run();
+                log.record("", "end", kind.label, target, 0, 0, detail);
+            } finally {
+                synchronized (Faults.this) {
+                    active.remove(this); // only now: activeCount() counts a fault until it is undone
+                }
+            }
         }
     }
 
@@ -149,6 +154,7 @@ final class Faults {
         timer.shutdownNow();
     }
 
+    /** @return the faults started and not yet undone (an ending fault counts until its undo has run) */
     synchronized int activeCount() {
         return active.size();
     }

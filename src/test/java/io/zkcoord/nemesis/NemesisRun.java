@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * <p>Steps: (1) start the ensemble and wait for a quorum; (2) create the workloads' directories and registers;
  * (3) start the client processes (and, if the config asks, wait up to three minutes until every workload has
  * been granted); (4) run the
- * {@link Schedule}; (5) let every pause that ends at a handoff see it, end every other fault, heal every link,
+ * {@link Schedule}, with a {@link QuietRounds} round of the cache workloads at each heal; (5) let every pause that ends at a handoff see it, end every other fault, heal every link,
  * restart any server still down and wait for a quorum ({@code final healed}); (6) wait up to a minute until every workload is
  * granted again; (6b) for each cache workload, end its writes for good and record its tree ({@code final
  * cache-node}); (7) ask every client to stop ({@code final exit}: each must exit within a minute); (8) wait until
@@ -89,6 +89,13 @@ final class NemesisRun {
                 b.append("servers that exited instead of restarting on their data (ZooKeeper, not zkcoord; see the"
                         + " run's log): ").append(serversExited).append(System.lineSeparator());
             }
+            for (Map.Entry<String, Checker.Stats> e : result.stats().entrySet()) {
+                if (isCache(e.getKey())) {
+                    b.append(String.format("%s: %d quiet rounds after a heal compared (%d copies), final copies %d%n",
+                            e.getKey(), e.getValue().roundsCompared, e.getValue().roundCopiesCompared,
+                            e.getValue().cachesCompared));
+                }
+            }
             Checker.Stats other = result.stats().get("-");
             b.append("violations: ").append(result.violations().size())
                     .append(other != null && other.violations > 0 ? " (" + other.violations + " not of a workload)" : "")
@@ -134,7 +141,10 @@ final class NemesisRun {
                     awaitCondition(START_WAIT,
                             () -> everyWorkloadGranted(clients, config.workloads(), Long.MIN_VALUE));
                 }
-                started = new Schedule(faults, config.faults(), random, log).run(config.duration());
+                // after each heal of the schedule, the caches are checked as after the final one
+                QuietRounds rounds = new QuietRounds(observer, config.workloads(), clients, log);
+                Schedule.HealPoint heal = rounds.any() ? rounds::run : runEnd -> { };
+                started = new Schedule(faults, config.faults(), random, log, ensemble, heal).run(config.duration());
 
                 // the final heal
                 faults.awaitHandoffs();
