@@ -139,20 +139,22 @@ class MixedElectionFleetTest {
 
     /**
      * Two LeaderSelector clients and two elections from {@link
-     * ZkLeaderElection#sharingWithLeaderSelector}: exactly one leader throughout, every party leads
-     * every cycle, and our participants' nodes carry Curator's mutex names.
+     * ZkLeaderElection#sharingWithLeaderSelector}, watched from the server by {@link QueueWitness}:
+     * never two leaders, at every term the leader's node heads the directory and belongs to the
+     * leader's session, terms in FIFO order of the nodes, every party leads every cycle, and our
+     * participants' nodes carry Curator's mutex names.
      */
     @Test
     void selectorAndSharingElectionElectOneLeader() throws Exception {
         String dir = "/mixed/selector-election";
-        Leaders leaders = new Leaders();
         Set<String> ourNodes = ConcurrentHashMap.newKeySet();
         try (Fleet fleet = new Fleet(server.getConnectString())) {
+            io.zkcoord.ZkClient look = fleet.zkcoord();
+            QueueWitness witness = new QueueWitness(look.zooKeeper(), dir);
             List<Callable<Void>> parties = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                parties.add(selector(fleet.curator(), dir, "selector-" + i, leaders));
+                parties.add(selector(fleet.curator(), dir, "selector-" + i, witness));
             }
-            CuratorFramework reader = fleet.curator();
             for (int i = 2; i < 4; i++) {
                 io.zkcoord.ZkClient z = fleet.zkcoord();
                 String id = "zkcoord-" + i;
@@ -161,11 +163,11 @@ class MixedElectionFleetTest {
                         try (ZkLeaderElection election = ZkLeaderElection.sharingWithLeaderSelector(z, dir, id)) {
                             election.start();
                             assertTrue(election.awaitLeadership(WAIT), id + " never led");
-                            leaders.lead(id);
-                            for (String child : reader.getChildren().forPath(dir)) {
+                            witness.enter(id, z.zooKeeper().getSessionId());
+                            for (String child : look.zooKeeper().getChildren(dir, false)) {
                                 byte[] data;
                                 try {
-                                    data = reader.getData().forPath(dir + "/" + child);
+                                    data = look.zooKeeper().getData(dir + "/" + child, false, null);
                                 } catch (KeeperException.NoNodeException gone) {
                                     continue; // a selector's node, deleted since the listing
                                 }
@@ -179,9 +181,10 @@ class MixedElectionFleetTest {
                 });
             }
             runAll(parties);
+            assertEquals(List.of(), witness.problems());
+            assertEquals(4L * CYCLES, witness.entries());
+            assertEquals(java.util.Map.of("selector", 2L * CYCLES, "zkcoord", 2L * CYCLES), witness.entriesBySide());
         }
-        assertEquals(List.of(), leaders.problems);
-        assertEquals(4 * CYCLES, leaders.terms.get());
         assertEquals(2 * CYCLES, ourNodes.size(), "one node per term of ours, seen while leading: " + ourNodes);
         for (String node : ourNodes) {
             assertTrue(CURATOR_MUTEX_NODE.matcher(node).matches(), node + " is not named as a selector's node");
@@ -191,16 +194,16 @@ class MixedElectionFleetTest {
     private static final Pattern CURATOR_MUTEX_NODE = Pattern.compile(
             "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-lock-[0-9]{10}");
 
-    /** A selector that leads {@link #CYCLES} terms, requeued after each. */
-    private static Callable<Void> selector(CuratorFramework c, String dir, String id, Leaders leaders) {
+    /** A selector that leads {@link #CYCLES} terms, requeued after each, each seen by {@code witness}. */
+    private static Callable<Void> selector(CuratorFramework c, String dir, String id, QueueWitness witness) {
         return () -> {
             Semaphore terms = new Semaphore(0);
             AtomicInteger led = new AtomicInteger();
             try (LeaderSelector selector = new LeaderSelector(c, dir, new LeaderSelectorListenerAdapter() {
                 @Override
-                public void takeLeadership(CuratorFramework client) {
+                public void takeLeadership(CuratorFramework client) throws Exception {
                     if (led.get() < CYCLES) {
-                        leaders.lead(id);
+                        witness.enter(id, client.getZookeeperClient().getZooKeeper().getSessionId());
                         led.incrementAndGet();
                         terms.release();
                     }
