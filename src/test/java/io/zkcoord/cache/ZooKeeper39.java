@@ -8,16 +8,16 @@ import org.apache.zookeeper.Watcher.WatcherType;
  * -Dzookeeper.version=3.8.x}) are reported as disabled with the reason, where the cache itself throws
  * {@link UnsupportedOperationException} (checked by {@code ZooKeeperVersionTest}).
  */
-final class ZooKeeper39 {
+public final class ZooKeeper39 {
 
     /** Names the limitation in a disabled test's report. */
-    static final String REASON = "ZkCache needs the ZooKeeper 3.9 client (3.8 cannot remove a persistent recursive watch)";
+    public static final String REASON = "ZkCache needs the ZooKeeper 3.9 client (3.8 cannot remove a persistent recursive watch)";
 
     private ZooKeeper39() {
     }
 
     /** @return true if this class path's ZooKeeper client is 3.9 or later */
-    static boolean onClassPath() {
+    public static boolean onClassPath() {
         for (WatcherType type : WatcherType.values()) {
             if (type.name().equals("PersistentRecursive")) {
                 return true;
