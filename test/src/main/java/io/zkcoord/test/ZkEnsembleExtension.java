@@ -25,8 +25,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * the test (injected, or by {@link ZkTestEnsemble#newClient()}) that is still open must hold no watcher
  * (ZooKeeper's client-side registrations: data, exist, child, persistent and persistent recursive), and a
  * client built from {@link ZkTestEnsemble#clientBuilder()} during the test must have been closed (it must
- * hold no connection through its proxies). Either failure fails the test with a message naming the client
- * and, for watchers, their paths. {@link SkipLeakCheck} turns the check off.
+ * hold no connection through its proxies). Both are given 10 s to settle (a recipe the test ended may still
+ * be removing its watch, or the event that ends it may be on its way). Either failure fails the test with a
+ * message naming the client and, for watchers, their paths. {@link SkipLeakCheck} turns the check off.
  *
  * <p>Thread-safety: JUnit calls an extension from the thread that runs the test; state lives in JUnit's
  * per-test stores, so parallel test execution is safe.
@@ -39,7 +40,10 @@ public final class ZkEnsembleExtension
     private static final String ENSEMBLE = "ensemble";
     private static final String MARK = "mark";
 
-    /** How long a closed client's connections may take to end at the proxy before it counts as open. */
+    /**
+     * How long a closed client's connections may take to end at the proxy, or a client's watches to
+     * go, before they count as left behind.
+     */
     private static final Duration CLOSE_SETTLE = Duration.ofSeconds(10);
 
     /** Made by JUnit. */
@@ -171,7 +175,7 @@ public final class ZkEnsembleExtension
         for (ClientLink link : links) {
             if (link.madeByEnsemble()) {
                 ZkClient client = link.client();
-                if (client != null && !client.isClosed()) {
+                if (client != null && !client.isClosed() && !watchesSettle(client)) {
                     ClientWatches.of(client).describe().ifPresent(w -> found.add(link.clientName() + " still has "
                             + w));
                 }
@@ -181,6 +185,27 @@ public final class ZkEnsembleExtension
             }
         }
         return found;
+    }
+
+    /**
+     * Whether the client's watches are all gone within {@link #CLOSE_SETTLE}. A recipe ended by the
+     * test may still be removing its watch, or the event that ends it may still be on its way, when
+     * the test method returns; a watch that stays that long is left behind.
+     */
+    private static boolean watchesSettle(ZkClient client) {
+        long deadline = System.nanoTime() + CLOSE_SETTLE.toNanos();
+        while (ClientWatches.of(client).count() > 0) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the link's connections end (its client closed) within {@link #CLOSE_SETTLE}. */
