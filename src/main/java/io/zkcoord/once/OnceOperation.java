@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *   PLAN: Done on a state read now -> complete; Done on a remembered one -> READ VALUE;
  *         Write -> SEND attempt n
  *   SEND: applied -> complete | lost -> (policy delay) READ BOTH | marker moved -> READ BOTH
- *         | value moved -> (a random pause of up to 8 round trips) READ VALUE (READ BOTH after a loss)
+ *         | value moved -> (a random pause of up to 32 round trips) READ VALUE (READ BOTH after a loss)
  *         | parent missing -> make parents, PLAN
  *         | session ended -> (an attempt unanswered: unknown) else PLAN in the next session
  *   READ BOTH: the value, then the marker (same round trip, in this order): the marker names an
@@ -63,7 +63,7 @@ final class OnceOperation<R> {
     /** Whether the writer's remembered state was read during this operation. */
     private boolean fresh;
     private int attempts;
-    /** Refusals by another writer's write in a row (at most 4), for the pause after the next. */
+    /** Refusals by another writer's write in a row (at most 6), for the pause after the next. */
     private int refused;
     /** When the last attempt was sent. */
     private long sentNanos;
@@ -219,12 +219,12 @@ final class OnceOperation<R> {
 
     /**
      * Another writer's write landed first: reads the value again and re-plans, after a random
-     * pause of up to a few round trips that doubles with each refusal in a row (at most 8), so
+     * pause of up to a few round trips that doubles with each refusal in a row (to at most 32 round trips), so
      * that writers refused together do not all write again together, one winning and the rest
      * refused again. The pause is measured in this attempt's round trip, not in fixed time.
      */
     private void afterContention() {
-        refused = Math.min(refused + 1, 4);
+        refused = Math.min(refused + 1, 6);
         long roundTrip = System.nanoTime() - sentNanos;
         long pause = (long) (ThreadLocalRandom.current().nextDouble() * roundTrip * (1L << (refused - 1)));
         if (pause < MIN_PAUSE_NANOS) {

@@ -44,9 +44,16 @@ import java.util.concurrent.CompletableFuture;
  * a write refused because another client's landed first adds one read, after a random pause of
  * up to a few round trips (so that clients refused together do not all write again together).
  *
- * <p>Thread-safe. Operations of one client on one counter run one at a time, in call order;
- * the blocking methods wait uninterruptibly (an interrupt is kept and set again on return), bounded
- * by the client's retry policy.
+ * <p><b>Combining.</b> Operations of one client on one counter run one at a time, in call order;
+ * those that arrive while one runs (from other threads, or {@link #addAndGetAsync} calls) wait,
+ * and then go together as one write: planned one after another in call order, each answered as
+ * if it had run alone at the instant that write landed. So a service whose threads add to one
+ * counter sends one write per round trip, whatever the number of threads, and still gets a
+ * distinct, exact value for every addition. If that one write fails for good (data that is not 8
+ * bytes, no permission, the retry policy giving up), every operation in it fails the same way.
+ *
+ * <p>Thread-safe. The blocking methods wait uninterruptibly (an interrupt is kept and set again on
+ * return), bounded by the client's retry policy.
  */
 public final class ZkAtomicLong {
 
@@ -146,11 +153,11 @@ public final class ZkAtomicLong {
      *     addition, or exceptionally as {@link #addAndGet} throws
      */
     public CompletableFuture<Long> addAndGetAsync(long delta) {
-        return writer.submit(CounterRule.add(path, delta)).thenApplyAsync(Outcome::result, services.userCallbacks());
+        return writer.submitCombinable(CounterRule.add(path, delta)).thenApplyAsync(Outcome::result, services.userCallbacks());
     }
 
     private <R> R run(Change<R> change) {
-        return Waits.uninterruptibly(writer.submit(change)).result();
+        return Waits.uninterruptibly(writer.submitCombinable(change)).result();
     }
 
     @Override

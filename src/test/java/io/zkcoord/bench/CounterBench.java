@@ -20,7 +20,8 @@ import org.apache.curator.retry.RetryNTimes;
 /**
  * Section {@code counter}: {@link ZkAtomicLong} against Curator's {@code DistributedAtomicLong}
  * (optimistic, no promotion to a lock) in the same run, on one counter: 1 client, then 8 clients
- * (8 sessions, one thread each) incrementing as fast as they can. Prints increments per second
+ * (8 sessions, one thread each), then 8 clients of 8 threads each (a service's request threads
+ * sharing its one client), incrementing as fast as they can. Prints increments per second
  * and, from the server's counters over the window, requests, writes (a refused conditional write
  * counts: it goes through the log too) and reads per increment. Curator's increment returns
  * {@code succeeded() == false} when its retry policy gives up on contention (nothing written): its
@@ -40,12 +41,8 @@ final class CounterBench {
     private final ServerCounters counters;
     private final PrintStream out;
 
-    /** 8 clients: zkcoord's and Curator-default's increments per second, for the target. */
-    double oursPerSecond;
-    double curatorDefaultPerSecond;
-    double curatorBestPerSecond;
-    double oursRequests;
-    double curatorDefaultRequests;
+    /** Per fleet shape with 8 clients (1 and 8 threads each): the figures for the target. */
+    private final List<String> targets = new ArrayList<>();
 
     CounterBench(String connect, ServerCounters counters, PrintStream out) {
         this.connect = connect;
@@ -64,34 +61,35 @@ final class CounterBench {
     void run() throws Exception {
         out.println();
         out.println("V. one counter: ZkAtomicLong against Curator's DistributedAtomicLong (optimistic, no promotion);"
-                + " 1 thread per client, each client its own session; " + WINDOW_MILLIS + " ms window after "
+                + " each client its own session, its threads sharing it; " + WINDOW_MILLIS + " ms window after "
                 + WARMUP_MILLIS + " ms warm-up");
-        out.printf("   %-48s %7s %12s %13s %11s %10s %17s %6s%n", "", "clients", "increments/s", "requests/inc",
-                "writes/inc", "reads/inc", "not succeeded/s", "exact");
-        for (int clients : new int[] {1, 8}) {
-            Result ours = fleet("ZkAtomicLong", clients, null);
-            Result curatorDefault = fleet("DistributedAtomicLong, ExponentialBackoffRetry(1000,3)", clients,
+        out.printf("   %-48s %7s %7s %12s %13s %11s %10s %17s %6s%n", "", "clients", "threads", "increments/s",
+                "requests/inc", "writes/inc", "reads/inc", "not succeeded/s", "exact");
+        for (int[] shape : new int[][] {{1, 1}, {8, 1}, {8, 8}}) {
+            int clients = shape[0];
+            int threads = shape[1];
+            Result ours = fleet("ZkAtomicLong", clients, threads, null);
+            Result curatorDefault = fleet("DistributedAtomicLong, ExponentialBackoffRetry(1000,3)", clients, threads,
                     new ExponentialBackoffRetry(1000, 3));
-            Result curatorBest = fleet("DistributedAtomicLong, RetryNTimes(1000,0)", clients, new RetryNTimes(1000, 0));
+            Result curatorBest = fleet("DistributedAtomicLong, RetryNTimes(1000,0)", clients, threads,
+                    new RetryNTimes(1000, 0));
             if (clients == 8) {
-                oursPerSecond = ours.perSecond();
-                curatorDefaultPerSecond = curatorDefault.perSecond();
-                curatorBestPerSecond = curatorBest.perSecond();
-                oursRequests = ours.requests();
-                curatorDefaultRequests = curatorDefault.requests();
+                targets.add(String.format("counter, 8 clients x %d thread(s): ZkAtomicLong/DistributedAtomicLong"
+                        + " increments/s %.2f with Curator's example retry (target >= 2), %.2f against its"
+                        + " retry-at-once; %.2f vs %.2f requests per increment: %s", threads,
+                        ours.perSecond() / curatorDefault.perSecond(), ours.perSecond() / curatorBest.perSecond(),
+                        ours.requests(), curatorDefault.requests(),
+                        ours.perSecond() >= 2 * curatorDefault.perSecond() ? "met" : "NOT MET"));
             }
         }
     }
 
     void printTargets(PrintStream to) {
-        to.printf("   counter, 8 clients: ZkAtomicLong/DistributedAtomicLong increments/s %.2f with Curator's example"
-                + " retry (target >= 2), %.2f against its retry-at-once best case; %.2f vs %.2f requests per"
-                + " increment: %s%n", oursPerSecond / curatorDefaultPerSecond, oursPerSecond / curatorBestPerSecond,
-                oursRequests, curatorDefaultRequests, oursPerSecond >= 2 * curatorDefaultPerSecond ? "met" : "NOT MET");
+        targets.forEach(line -> to.println("   " + line));
     }
 
-    private Result fleet(String label, int clients, RetryPolicy curatorRetry) throws Exception {
-        String path = "/bench/counter-" + clients + "-" + label.replaceAll("[^A-Za-z0-9]+", "-");
+    private Result fleet(String label, int clients, int threadsEach, RetryPolicy curatorRetry) throws Exception {
+        String path = "/bench/counter-" + clients + "x" + threadsEach + "-" + label.replaceAll("[^A-Za-z0-9]+", "-");
         List<AutoCloseable> open = new ArrayList<>();
         List<Incrementer> parties = new ArrayList<>();
         try {
@@ -100,10 +98,12 @@ final class CounterBench {
                     ZkClient z = ZkClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(10)).build();
                     open.add(z);
                     ZkAtomicLong counter = new ZkAtomicLong(z, path);
-                    parties.add(() -> {
-                        counter.incrementAndGet();
-                        return true;
-                    });
+                    for (int t = 0; t < threadsEach; t++) {
+                        parties.add(() -> {
+                            counter.incrementAndGet();
+                            return true;
+                        });
+                    }
                 } else {
                     CuratorFramework c = CuratorFrameworkFactory.newClient(connect, 10_000, 5_000,
                             new ExponentialBackoffRetry(1000, 3));
@@ -111,10 +111,12 @@ final class CounterBench {
                     open.add(c);
                     c.blockUntilConnected(30, TimeUnit.SECONDS);
                     DistributedAtomicLong counter = new DistributedAtomicLong(c, path, curatorRetry);
-                    parties.add(() -> {
-                        AtomicValue<Long> v = counter.increment();
-                        return v.succeeded();
-                    });
+                    for (int t = 0; t < threadsEach; t++) {
+                        parties.add(() -> {
+                            AtomicValue<Long> v = counter.increment();
+                            return v.succeeded();
+                        });
+                    }
                 }
             }
             AtomicBoolean stop = new AtomicBoolean();
@@ -168,7 +170,8 @@ final class CounterBench {
             boolean exact = new ZkAtomicLong(check, path).get() == total.get();
             Result r = new Result(n / seconds, (double) requests / n, (double) writes / n, (double) reads / n,
                     Math.round(refused.get() / seconds), exact);
-            out.printf("   %-48s %7d %12.0f %13.2f %11.2f %10.2f %17d %6s%n", label, clients, r.perSecond(), r.requests(),
+            out.printf("   %-48s %7d %7d %12.0f %13.2f %11.2f %10.2f %17d %6s%n", label, clients, threadsEach,
+                    r.perSecond(), r.requests(),
                     r.writes(), r.reads(), r.refused(), exact ? "yes" : "NO");
             return r;
         } finally {

@@ -1,0 +1,164 @@
+package io.zkcoord.value;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zkcoord.CoordinationException;
+import io.zkcoord.ZkClient;
+import io.zkcoord.testing.Await;
+import io.zkcoord.testing.ZkProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client's operations on one counter queued behind a running one share one write, answered as
+ * if applied one after another in call order. The queue is built deterministically: the proxy
+ * holds the running operation's request until every later one has been submitted, and the
+ * node's version (one step per write the server applied) shows how many writes there were.
+ */
+@Timeout(120)
+class CombiningTest {
+
+    private static TestingServer server;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    private static ZkClient through(ZkProxy proxy) {
+        return ZkClient.builder().connectString(proxy.connectString()).sessionTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    private static int version(ZkClient c, String path) throws Exception {
+        return c.zooKeeper().exists(path, false).getVersion();
+    }
+
+    /** 99 additions queued behind a running one land in one write; each returns its own prefix sum. */
+    @Test
+    void queuedAdditionsShareOneWrite() throws Exception {
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString()); ZkClient c = through(proxy)) {
+            ZkAtomicLong counter = new ZkAtomicLong(c, "/combining/adds");
+            assertEquals(1000, counter.addAndGet(1000));
+            int before = version(c, "/combining/adds");
+            proxy.stall();
+            List<CompletableFuture<Long>> calls = new ArrayList<>();
+            for (int delta = 1; delta <= 100; delta++) {
+                calls.add(counter.addAndGetAsync(delta));
+            }
+            proxy.heal();
+            long expected = 1000;
+            for (int delta = 1; delta <= 100; delta++) {
+                expected += delta;
+                assertEquals(expected, calls.get(delta - 1).get(60, TimeUnit.SECONDS), "the value right after addition " + delta);
+            }
+            assertEquals(expected, counter.get());
+            assertEquals(before + 2, version(c, "/combining/adds"), "the running addition, then the other 99 in one write");
+        }
+    }
+
+    /** Reads, compare-and-sets, sets and additions queued together answer as if one after another, in call order. */
+    @Test
+    void mixedQueueAnswersInCallOrder() throws Exception {
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString()); ZkClient c = through(proxy)) {
+            ZkAtomicLong counter = new ZkAtomicLong(c, "/combining/mixed");
+            counter.set(0);
+            int before = version(c, "/combining/mixed");
+            proxy.stall();
+            CompletableFuture<Long> running = counter.addAndGetAsync(1);
+            List<CompletableFuture<Object>> queued = new ArrayList<>();
+            queued.add(queue(() -> counter.compareAndSet(1, 10)));
+            queued.add(queue(() -> counter.compareAndSet(1, 20)));
+            queued.add(queue(() -> counter.addAndGet(5)));
+            queued.add(queue(counter::get));
+            queued.add(queue(() -> {
+                counter.set(-1);
+                return "set";
+            }));
+            queued.add(queue(counter::incrementAndGet));
+            queued.add(queue(() -> counter.addAndGet(2)));
+            proxy.heal();
+            assertEquals(1L, running.get(60, TimeUnit.SECONDS));
+            List<Object> answers = new ArrayList<>();
+            for (CompletableFuture<Object> call : queued) {
+                answers.add(call.get(60, TimeUnit.SECONDS));
+            }
+            assertEquals(List.of(true, false, 15L, 15L, "set", 0L, 2L), answers);
+            assertEquals(2, counter.get());
+            assertEquals(before + 2, version(c, "/combining/mixed"), "the running addition, then the queue in one write");
+        }
+    }
+
+    /** When the shared write cannot be planned (data that is not 8 bytes), every operation in it fails and nothing is written. */
+    @Test
+    void aFailedSharedWriteFailsEveryOperationInIt() throws Exception {
+        try (ZkProxy proxy = ZkProxy.to(server.getConnectString()); ZkClient c = through(proxy)) {
+            c.zooKeeper().create("/combining-corrupt", new byte[3], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            ZkAtomicLong counter = new ZkAtomicLong(c, "/combining-corrupt");
+            proxy.stall();
+            List<CompletableFuture<Long>> calls = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                calls.add(counter.addAndGetAsync(1));
+            }
+            proxy.heal();
+            for (CompletableFuture<Long> call : calls) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(60, TimeUnit.SECONDS));
+                assertInstanceOf(CoordinationException.class, e.getCause(), e.getCause().toString());
+            }
+            assertEquals(0, version(c, "/combining-corrupt"));
+            assertEquals(3, c.zooKeeper().getData("/combining-corrupt", false, null).length);
+        }
+    }
+
+    /**
+     * Calls {@code call} on a thread of its own and returns once that thread waits for the answer,
+     * so that calls queued one after another are in the writer's queue in that order.
+     */
+    private static CompletableFuture<Object> queue(Supplier<Object> call) {
+        CompletableFuture<Object> answer = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                answer.complete(call.get());
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+            }
+        }, "queued-call");
+        thread.setDaemon(true);
+        thread.start();
+        Await.until("the call waits for its answer", Duration.ofSeconds(60),
+                () -> answer.isDone() || waitsForAnswer(thread));
+        return answer;
+    }
+
+    /** @return whether {@code thread} is parked in the library's wait for a submitted operation */
+    private static boolean waitsForAnswer(Thread thread) {
+        if (thread.getState() != Thread.State.WAITING) {
+            return false;
+        }
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getMethodName().equals("uninterruptibly")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
