@@ -59,6 +59,9 @@ class SemaphoreSilentPartitionTest {
             ZkLease h1 = other.acquire();
             ZkLease h2 = other.acquire();
             partition = ensemble.partition(client);
+            // The reset makes the client notice at once, not after its read timeout (6.7 s); its attempts to
+            // reconnect then meet the silent partition, as once a silent partition has been noticed.
+            ensemble.cutConnection(client);
             Await.until("client suspended", WAIT, () -> client.state() == ConnectionState.SUSPENDED);
 
             long start = System.nanoTime();

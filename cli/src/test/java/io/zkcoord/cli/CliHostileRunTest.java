@@ -32,6 +32,7 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * read/write lock and a semaphore in directories whose ACL gives A everything and B nothing. Then
  * {@code zkcoord run} as B ({@code --lock}, {@code --read}, {@code --write}, {@code --semaphore}),
  * authenticated by {@code --auth}, by {@code ZKCOORD_AUTH}, by {@code --auth digest:@FILE}, or not
- * at all, each with and without {@code --wait}: every run exits 77 at once, saying "not authorized"
+ * at all, with and without {@code --wait} (every pair of these choices in the default build, every
+ * combination in the soak): every run exits 77 at once, saying "not authorized"
  * and naming the directory, without starting its command; no node is added or removed; A's holds
  * stand, its waiters still wait, and no watch of A fires. {@code zkcoord inspect} as B says "not
  * authorized" and exits 77, for a lock directory and for a shard path. No output carries a password.
@@ -91,9 +93,25 @@ class CliHostileRunTest extends CliFixture {
     private record Measured(String target, String identity, String waits, int status, long millis) {
     }
 
-    /** zkcoord run as B on every kind of lock, as every kind of B: refused at once, nothing started, A undisturbed. */
+    /**
+     * zkcoord run as B on every kind of lock, as every kind of B: refused at once, nothing started, A undisturbed.
+     * Every target meets every identity once, and {@code --wait} alternates so that each target and each identity
+     * runs both with and without it: 16 runs, each pair of choices covered. The soak runs all 32 combinations.
+     */
     @Test
     void runAsBIsRefusedAtOnceAndALosesNothing() throws Exception {
+        runAsB(false);
+    }
+
+    /** Soak: the whole matrix, every target as every identity both with and without {@code --wait} (32 runs). */
+    @Tag("soak")
+    @Test
+    void runAsBIsRefusedAtOnceAndALosesNothingInEveryCombination() throws Exception {
+        runAsB(true);
+    }
+
+    /** @param everyCombination all 32 runs; otherwise the 16 that cover every pair of choices */
+    private void runAsB(boolean everyCombination) throws Exception {
         ZkClient holder = a();
         ZkClient waiter = a();
         List<String> heard = new CopyOnWriteArrayList<>();
@@ -159,9 +177,12 @@ class CliHostileRunTest extends CliFixture {
                 new Target("--semaphore", SEMAPHORE, List.of("--semaphore", SEMAPHORE, "--permits", "1")));
         List<Measured> measured = new ArrayList<>();
         int n = 0;
-        for (Target t : targets) {
-            for (Identity id : identities) {
-                for (boolean timed : new boolean[] {false, true}) {
+        for (int ti = 0; ti < targets.size(); ti++) {
+            Target t = targets.get(ti);
+            for (int ii = 0; ii < identities.size(); ii++) {
+                Identity id = identities.get(ii);
+                boolean[] waits = everyCombination ? new boolean[] {false, true} : new boolean[] {(ti + ii) % 2 == 1};
+                for (boolean timed : waits) {
                     String ran = "ran-" + n++;
                     List<String> args = new ArrayList<>(List.of("run", connect()));
                     args.addAll(id.args());
