@@ -56,7 +56,7 @@ class RandomCutsHistoryTest {
     @Test
     @Timeout(300)
     void randomCutsCountEachAdditionOnce() throws Exception {
-        run(2, 2, 8, 10, System.nanoTime());
+        run(2, 3, 8, 10, System.nanoTime());
     }
 
     /** The longer run, for the soak profile. */
@@ -65,7 +65,7 @@ class RandomCutsHistoryTest {
     @Timeout(1800)
     void randomCutsSoak() throws Exception {
         for (int round = 0; round < 10; round++) {
-            run(4, 2, 40, 60, System.nanoTime());
+            run(4, 3, 40, 60, System.nanoTime());
         }
     }
 
