@@ -162,34 +162,6 @@ class CombiningTest {
     }
 
     /**
-     * The client closes with a write unanswered and a queue behind it: the write that was sent
-     * ends unknown, every queued operation (nothing of it sent) fails with {@link
-     * IllegalStateException}, and none is left waiting.
-     */
-    @Test
-    void closingTheClientEndsTheRunningWriteAndEveryQueuedOperation() throws Exception {
-        try (ZkProxy proxy = ZkProxy.to(server.getConnectString())) {
-            ZkClient c = through(proxy);
-            ZkAtomicLong counter = new ZkAtomicLong(c, "/combining/closed");
-            assertEquals(1, counter.incrementAndGet());
-            proxy.stall();
-            CompletableFuture<Long> running = counter.addAndGetAsync(1);
-            List<CompletableFuture<Long>> queued = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                queued.add(counter.addAndGetAsync(1));
-            }
-            c.close();
-            ExecutionException sent = assertThrows(ExecutionException.class, () -> running.get(60, TimeUnit.SECONDS));
-            assertInstanceOf(io.zkcoord.CommitOutcomeUnknownException.class, sent.getCause(), sent.getCause().toString());
-            for (CompletableFuture<Long> call : queued) {
-                ExecutionException e = assertThrows(ExecutionException.class, () -> call.get(60, TimeUnit.SECONDS));
-                assertInstanceOf(IllegalStateException.class, e.getCause(), e.getCause().toString());
-            }
-            proxy.heal();
-        }
-    }
-
-    /**
      * An operation that cannot be planned (it reads data that is not 8 bytes) fails alone: a
      * {@code set} queued with it, which needs no decoding, repairs the node as it would alone, and
      * the operations after the set answer on what it wrote, in the same one write.
