@@ -27,9 +27,12 @@ class ConnectionProblemsTest {
     /**
      * What a busy machine may add to the connection timeout without the test failing; the
      * measured overshoot is far smaller (docs/session-lifecycle.md). Before the fix, the overshoot
-     * was the session timeout itself.
+     * was the session timeout itself: every session timeout below is longer than the connection
+     * timeout plus this slack ({@link #SHORTEST_SESSION}), so that a build() that waits for the
+     * session timeout still fails the check.
      */
-    private static final Duration SLACK = Duration.ofMillis(1500);
+    private static final Duration SLACK = Duration.ofSeconds(3);
+    private static final int SHORTEST_SESSION = 6;
     private static final Pattern CLIENT_THREAD = Pattern.compile(".*(SendThread|EventThread|zkcoord-\\d+-).*");
 
     private static ConnectFailedException failToBuild(String connect, Duration sessionTimeout) {
@@ -59,7 +62,7 @@ class ConnectionProblemsTest {
 
     /** A server that accepts TCP and never answers: build() gives up at its connection timeout, however long the session timeout, and reports a timeout. */
     @ParameterizedTest(name = "session timeout {0} s")
-    @ValueSource(ints = {4, 10, 30})
+    @ValueSource(ints = {SHORTEST_SESSION, 10, 30})
     void silentServerTimesOutAtTheConnectionTimeout(int sessionSeconds) throws Exception {
         try (SilentServer silent = new SilentServer()) {
             ConnectFailedException e = failToBuild(silent.connectString(), Duration.ofSeconds(sessionSeconds));
@@ -72,7 +75,7 @@ class ConnectionProblemsTest {
     /** Nothing listens on the port: connection refused. */
     @Test
     void refusedConnectionIsReportedAsRefused() {
-        ConnectFailedException e = failToBuild("127.0.0.1:" + InstanceSpec.getRandomPort(), Duration.ofSeconds(4));
+        ConnectFailedException e = failToBuild("127.0.0.1:" + InstanceSpec.getRandomPort(), Duration.ofSeconds(SHORTEST_SESSION));
         assertEquals(Problem.CONNECTION_REFUSED, e.problem(), e.getMessage());
         assertTrue(e.getMessage().contains("connection refused"), e.getMessage());
     }
@@ -80,7 +83,7 @@ class ConnectionProblemsTest {
     /** A host name that does not resolve (the reserved .invalid domain): reported as such, naming the host. */
     @Test
     void unresolvableHostIsReportedAsUnknown() {
-        ConnectFailedException e = failToBuild("zk1.invalid:2181,zk2.invalid:2181", Duration.ofSeconds(4));
+        ConnectFailedException e = failToBuild("zk1.invalid:2181,zk2.invalid:2181", Duration.ofSeconds(SHORTEST_SESSION));
         assertEquals(Problem.UNKNOWN_HOST, e.problem(), e.getMessage());
         assertTrue(e.getMessage().contains("zk1.invalid:2181: the host name does not resolve"), e.getMessage());
     }

@@ -229,7 +229,8 @@ class ZkClientTest {
                 .build());
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertTrue(took.compareTo(timeout) >= 0, "gave up before the connection timeout: " + took);
-        assertTrue(took.compareTo(timeout.plusSeconds(3)) < 0, "took " + took);
+        // Room for a busy machine: a build() that ignored its connection timeout retries the refused port for ever.
+        assertTrue(took.compareTo(timeout.plusSeconds(6)) < 0, "took " + took);
         assertTrue(e.getMessage().contains(connect), e.getMessage());
         Await.until("no ZooKeeper or zkcoord thread of the failed attempt is alive", Duration.ofSeconds(5), () ->
                 Thread.getAllStackTraces().keySet().stream()
@@ -448,7 +449,9 @@ class ZkClientTest {
         // While disconnected, a request fails at the client's next failed connection attempt,
         // which comes 1 to 2 s after the previous one: 4 tries take up to about 4 * 2 s + 0.3 s.
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(tookMs < 12_000, "gave up after " + tookMs + " ms");
+        // Room for a busy machine beyond that, and short of the 30 s session timeout: a call that retried for
+        // ever, or waited for the session to be presumed lost, fails.
+        assertTrue(tookMs < 20_000, "gave up after " + tookMs + " ms");
         assertEquals(4, tries.get(), "one try and 3 retries");
         assertTrue(e.getCause() instanceof KeeperException.ConnectionLossException, String.valueOf(e.getCause()));
         assertTrue(e.getMessage().contains(path), e.getMessage());

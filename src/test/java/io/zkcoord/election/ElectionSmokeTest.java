@@ -84,7 +84,8 @@ class ElectionSmokeTest {
                     heard.add("elected");
                     long start = System.nanoTime();
                     ea.close();
-                    heard.add("closed in " + (System.nanoTime() - start < 200_000_000L ? "time" : "too long"));
+                    // Room for a busy machine: a close() that waited for this listener's own thread would never return.
+                    heard.add("closed in " + (System.nanoTime() - start < 5_000_000_000L ? "time" : "too long"));
                 }
 
                 @Override

@@ -551,7 +551,10 @@ class ZkLeaderElectionTest {
 
     // ------------------------------------------------------------------ 9. close() during an outage
 
-    /** close() of a leader and of a waiter while the ensemble is unreachable returns within 1500 ms; after the heal no node of theirs is left. */
+    /**
+     * close() of a leader and of a waiter while the ensemble is unreachable returns within 2.5 s (it takes
+     * milliseconds; the rest is room for a busy machine); after the heal no node of theirs is left.
+     */
     @Test
     void closeDuringAnOutageIsQuickAndLeavesNothing() throws Exception {
         ZkClient cp = client(Duration.ofSeconds(8));
@@ -570,8 +573,11 @@ class ZkLeaderElectionTest {
         long leaderMs = timeMillis(leader::close);
         long waiterMs = timeMillis(waiter::close);
         LOG.info("MEASURED close() with the ensemble unreachable: leader {} ms, waiter {} ms", leaderMs, waiterMs);
-        assertTrue(leaderMs <= 1_500, "leader's close() took " + leaderMs + " ms");
-        assertTrue(waiterMs <= 1_500, "waiter's close() took " + waiterMs + " ms");
+        // A close() that waited for its delete would wait at least until ZooKeeper's handle gives up on the silent
+        // connection (2/3 of the 8 s session after the last answer, which came at most 1/3 of it before the cut:
+        // 2.7 s at the earliest), and for ever under the retry policy. 2.5 s stays below that.
+        assertTrue(leaderMs <= 2_500, "leader's close() took " + leaderMs + " ms");
+        assertTrue(waiterMs <= 2_500, "waiter's close() took " + waiterMs + " ms");
         assertFalse(leader.isLeader());
         assertEquals(List.of("elected " + epoch, "revoked " + epoch + " CLOSED"), recA.log());
         assertEquals(2, FaultFixtures.nodesOf(zk(), base, session).size(), "the deletes cannot have reached the server");

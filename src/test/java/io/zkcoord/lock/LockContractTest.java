@@ -712,7 +712,8 @@ abstract class LockContractTest {
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         log.info("{}: acquired {} ms after the holder's client closed (session timeout {} ms)", lockName(),
                 tookMillis, SESSION_TIMEOUT.toMillis());
-        assertTrue(tookMillis < SESSION_TIMEOUT.toMillis() / 4,
+        // Half the session timeout: room for a busy machine, and a node that went only with the session (20 s) fails.
+        assertTrue(tookMillis < SESSION_TIMEOUT.toMillis() / 2,
                 "took " + tookMillis + " ms: the node must go with the close, not with the session timeout");
         assertFalse(holder.ask(lock::isHeldByCurrentThread));
         holder.run(lock::unlock); // after close(): clears local state, does not throw

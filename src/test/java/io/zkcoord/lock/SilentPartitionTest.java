@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * acquisition keeps its bound, an interrupt and a close() wake a waiter at once, and once the network returns no
  * node is left behind.
  *
- * <p>The promise is a bound plus about 200 ms; the assertions allow 1 s (2 s for close) so that they do not flake
- * on a loaded 2-core machine. Every measured time is logged at INFO, prefixed {@code MEASURED}.
+ * <p>The promise is a bound plus about 200 ms; the assertions allow {@code SLACK_MS} (4 s) beyond it so that they
+ * fail only for a wrong answer, never on a loaded 2-core machine. Every measured time is logged at INFO, prefixed
+ * {@code MEASURED}.
  */
 @Timeout(120)
 @ZkEnsemble
@@ -52,7 +53,13 @@ class SilentPartitionTest {
     private static final Duration AFTER_HEAL = Duration.ofSeconds(30);
     /** Long enough for the old session to expire on the server if it was given up. */
     private static final Duration LEAK_WAIT = Duration.ofSeconds(30);
-    private static final long SLACK_MS = 1_000;
+    /**
+     * What a call may take beyond its own limit: room for a busy machine's scheduling, and still well short of what a
+     * wrong answer takes. A call stuck in a ZooKeeper request while SUSPENDED waits for the client's connection
+     * attempt to fail: with one server, the whole {@link #SESSION} (10 s) after the suspension; a call that waits for
+     * the network, under the retry-forever policy, stays blocked until {@link #CAP}.
+     */
+    private static final long SLACK_MS = 4_000;
 
     private ZkTestEnsemble ensemble;
     private ZkClient client;
@@ -80,7 +87,7 @@ class SilentPartitionTest {
         }
     }
 
-    /** tryLock(300 ms) while already SUSPENDED in a silent partition returns false within 300 + 1000 ms. */
+    /** tryLock(300 ms) while already SUSPENDED in a silent partition returns false within 300 ms + SLACK_MS. */
     @Test
     void timedTryLockWhileSuspendedKeepsItsDeadline() throws Exception {
         ZkMutex mutex = new ZkMutex(client, path);
@@ -104,7 +111,7 @@ class SilentPartitionTest {
         healAndAssert(timing, call);
     }
 
-    /** tryLock() ("never waits") while already SUSPENDED in a silent partition returns false within 1500 ms. */
+    /** tryLock() ("never waits") while already SUSPENDED in a silent partition returns false within SLACK_MS. */
     @Test
     void untimedTryLockWhileSuspendedDoesNotWait() throws Exception {
         ZkMutex mutex = new ZkMutex(client, path);
@@ -123,12 +130,12 @@ class SilentPartitionTest {
         Executable timing = () -> {
             assertTrue(call.isDone(), "tryLock() still blocked after " + CAP.toMillis() + " ms of silence");
             assertEquals(Boolean.FALSE, call.valueOrFailure(), "tryLock() outcome");
-            assertTrue(took <= 1_500, "tryLock() took " + took + " ms");
+            assertTrue(took <= SLACK_MS, "tryLock() took " + took + " ms");
         };
         healAndAssert(timing, call);
     }
 
-    /** lockInterruptibly() blocked while SUSPENDED throws InterruptedException within 1000 ms of the interrupt. */
+    /** lockInterruptibly() blocked while SUSPENDED throws InterruptedException within SLACK_MS of the interrupt. */
     @Test
     void lockInterruptiblyWhileSuspendedAnswersAnInterrupt() throws Exception {
         ZkMutex mutex = new ZkMutex(client, path);
@@ -154,7 +161,7 @@ class SilentPartitionTest {
         healAndAssert(timing, call);
     }
 
-    /** tryLock(8 s) waiting behind a holder, then cut off by a silent partition, returns false within 8 + 1 s. */
+    /** tryLock(8 s) waiting behind a holder, then cut off by a silent partition, returns false within 8 s + SLACK_MS. */
     @Test
     void timedTryLockWaitingWhenThePartitionStartsKeepsItsDeadline() throws Exception {
         ZkMutex mine = new ZkMutex(client, path);
@@ -187,7 +194,7 @@ class SilentPartitionTest {
         healAndAssert(timing, call);
     }
 
-    /** close() while SUSPENDED returns within 2 s and wakes a thread blocked in lock() with IllegalStateException within 2 s. */
+    /** close() while SUSPENDED returns within SLACK_MS and wakes a thread blocked in lock() with IllegalStateException within SLACK_MS. */
     @Test
     void closeWhileSuspendedWakesABlockedLock() throws Exception {
         ZkMutex mutex = new ZkMutex(client, path);
@@ -213,12 +220,12 @@ class SilentPartitionTest {
         Executable closeTiming = () -> {
             assertTrue(closer.isDone(), "close() still blocked after " + CAP.toMillis() + " ms");
             assertEquals(null, closer.valueOrFailure(), "close() outcome");
-            assertTrue(closeTook <= 2_000, "close() took " + closeTook + " ms");
+            assertTrue(closeTook <= SLACK_MS, "close() took " + closeTook + " ms");
         };
         Executable wakeTiming = () -> {
             assertTrue(locker.isDone(), "lock() still blocked " + CAP.toMillis() + " ms after close()");
             assertInstanceOf(IllegalStateException.class, locker.valueOrFailure(), "lock() outcome");
-            assertTrue(wokenAfter <= 2_000, "lock() woke " + wokenAfter + " ms after close() was called");
+            assertTrue(wokenAfter <= SLACK_MS, "lock() woke " + wokenAfter + " ms after close() was called");
         };
         healAndAssert(() -> assertAll(closeTiming, wakeTiming), locker);
     }

@@ -115,12 +115,13 @@ class TryLockDeadlineTest {
             long start = System.nanoTime();
             assertFalse(mutex.tryLock(300, TimeUnit.MILLISECONDS));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(tookMillis < 3_000, "tryLock(300 ms) took " + tookMillis + " ms");
+            // Room for a busy machine: no new session can be made here, so a try that waited for one never returns.
+            assertTrue(tookMillis < 10_000, "tryLock(300 ms) took " + tookMillis + " ms");
 
             start = System.nanoTime();
             assertFalse(mutex.tryLock());
             tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(tookMillis < 3_000, "tryLock() took " + tookMillis + " ms");
+            assertTrue(tookMillis < 10_000, "tryLock() took " + tookMillis + " ms");
         }
     }
 

@@ -57,8 +57,12 @@ final class HostileMatrix {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostileMatrix.class);
 
-    /** A refusal must come this fast; "at once" with room for a busy 2-core machine. */
-    static final Duration AT_ONCE = Duration.ofSeconds(5);
+    /**
+     * A refusal must come this fast: "at once" with room for a busy 2-core machine (it takes milliseconds), and
+     * half of the shortest wait B asks for (30 s): an attempt that waited instead of failing on NoAuth, for its
+     * 30 s or for ever, fails the check.
+     */
+    static final Duration AT_ONCE = Duration.ofSeconds(15);
     /** How long a blocking acquisition by B is given before the test calls it a hang. */
     private static final Duration HANG = Duration.ofSeconds(60);
 
@@ -103,6 +107,11 @@ final class HostileMatrix {
         held.add(election());
 
         Map<String, List<String>> before = queues(held);
+        // Each recipe tells A's listeners of its hold (started, granted) and of its waiter (started) on a thread of
+        // their own, so the last may still be on its way when the waiter's node is seen: wait for all three before
+        // counting, or a slow delivery would pass for a reaction to B.
+        Await.until("A's listeners heard of every hold and wait", Duration.ofSeconds(30),
+                () -> aEvents.size() >= 3 * held.size());
         int eventsBefore = aEvents.size();
 
         for (Held h : held) {
