@@ -29,6 +29,11 @@ import org.junit.jupiter.api.Timeout;
  * if applied one after another in call order. The queue is built deterministically: the proxy
  * holds the running operation's request until every later one has been submitted, and the
  * node's version (one step per write the server applied) shows how many writes there were.
+ *
+ * <p>A blocking call returns as soon as its answer is in, a moment before its writer hands over to
+ * the next operation (on ZooKeeper's event thread): a call made right after it may find the writer
+ * still busy and queue, so that "the running one" is itself combined with the calls after it. The
+ * checks allow that (one write or two), never more.
  */
 @Timeout(120)
 class CombiningTest {
@@ -72,7 +77,9 @@ class CombiningTest {
                 assertEquals(expected, calls.get(delta - 1).get(60, TimeUnit.SECONDS), "the value right after addition " + delta);
             }
             assertEquals(expected, counter.get());
-            assertEquals(before + 2, version(c, "/combining/adds"), "the running addition, then the other 99 in one write");
+            int writes = version(c, "/combining/adds") - before;
+            assertTrue(writes == 1 || writes == 2, "the running addition, then the other 99 in one write (all 100 in"
+                    + " one if the writer handed over after they queued): " + writes + " writes");
         }
     }
 
@@ -104,7 +111,9 @@ class CombiningTest {
             }
             assertEquals(List.of(true, false, 15L, 15L, "set", 0L, 2L), answers);
             assertEquals(2, counter.get());
-            assertEquals(before + 2, version(c, "/combining/mixed"), "the running addition, then the queue in one write");
+            int writes = version(c, "/combining/mixed") - before;
+            assertTrue(writes == 1 || writes == 2, "the running addition, then the queue in one write (all in one if"
+                    + " the writer handed over after they queued): " + writes + " writes");
         }
     }
 
