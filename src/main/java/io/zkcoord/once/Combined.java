@@ -23,6 +23,12 @@ import java.util.List;
  * the queue was planned on. Changes with extra operations ({@link Plan.Write#extra()}) are not
  * combined: such a plan fails the operation.
  *
+ * <p>A change that throws (data it cannot decode) fails only its own operation: its result is a
+ * {@link Failed}, taken like a {@link Plan.Done} on the state it saw (so the write is guarded, and
+ * a queue that does not write answers only on a state read during it), and the changes after it
+ * see the node as it was. So a {@code set} queued with a read of a corrupt node still repairs it,
+ * as it would alone.
+ *
  * <p>Immutable; tested without a server.
  */
 final class Combined implements Change<List<Object>> {
@@ -52,7 +58,16 @@ final class Combined implements Change<List<Object>> {
         byte[] written = null;
         boolean guarded = false;
         for (Change<?> change : changes) {
-            Plan<?> plan = change.plan(state);
+            Plan<?> plan;
+            try {
+                plan = change.plan(state);
+            } catch (RuntimeException e) {
+                // This operation fails alone, as it would have alone on this state: an answer
+                // taken on a state read, like a Done; the ones after it see the node unchanged.
+                guarded = true;
+                results.add(new Failed(e));
+                continue;
+            }
             if (plan instanceof Plan.Write<?> write) {
                 if (!write.extra().isEmpty()) {
                     throw new IllegalStateException("a change with extra operations cannot be combined: " + change);
@@ -68,6 +83,15 @@ final class Combined implements Change<List<Object>> {
         }
         List<Object> answers = Collections.unmodifiableList(results);
         return written == null ? Plan.done(answers) : new Plan.Write<>(written, guarded, List.of(), answers);
+    }
+
+    /**
+     * The result of an operation whose change threw on the state it was planned on: it fails with
+     * {@code cause}, alone.
+     *
+     * @param cause what the change threw
+     */
+    record Failed(RuntimeException cause) {
     }
 
     @Override

@@ -67,7 +67,8 @@ public final class OnceWriter {
      *
      * @param change the operation's rule
      * @param <R> what it returns
-     * @return as {@link #submit}; a failure of the shared write fails every operation in it
+     * @return as {@link #submit}; a failure of the shared write fails every operation in it (a
+     *     change that throws fails only its own operation)
      */
     public <R> CompletableFuture<Outcome<R>> submitCombinable(Change<R> change) {
         return enqueue(change, true);
@@ -172,6 +173,8 @@ public final class OnceWriter {
         void deliver(Outcome<List<Object>> shared, int index, Throwable failure) {
             if (failure != null) {
                 result.completeExceptionally(failure);
+            } else if (shared.result().get(index) instanceof Combined.Failed failed) {
+                result.completeExceptionally(failed.cause());
             } else {
                 result.complete(new Outcome<>((R) shared.result().get(index), shared.after()));
             }

@@ -49,8 +49,10 @@ import java.util.concurrent.CompletableFuture;
  * and then go together as one write: planned one after another in call order, each answered as
  * if it had run alone at the instant that write landed. So a service whose threads add to one
  * counter sends one write per round trip, whatever the number of threads, and still gets a
- * distinct, exact value for every addition. If that one write fails for good (data that is not 8
- * bytes, no permission, the retry policy giving up), every operation in it fails the same way.
+ * distinct, exact value for every addition. If that one write fails for good (no permission, the
+ * retry policy giving up), every operation in it fails the same way; an operation that fails on
+ * the value itself (data that is not 8 bytes) fails alone, so a {@link #set} queued with it still
+ * writes, as it would alone.
  *
  * <p>Thread-safe. The blocking methods wait uninterruptibly (an interrupt is kept and set again on
  * return), bounded by the client's retry policy.

@@ -337,12 +337,14 @@ class CuratorMutexCasesTest {
                 Await.until(WAIT, () -> !c.getZookeeperClient().isConnected()
                         && z.state() != io.zkcoord.ConnectionState.CONNECTED, "both clients saw the server go");
                 own.restart();
+                // Set before the release, as in the other cases: the waiter may hold as soon as the
+                // holder's node is deleted, before unlock() has returned here.
+                holderReleased.set(true);
                 try {
                     holder.unlock();
                 } catch (Exception e) {
                     // Curator's release may fail while reconnecting; its node then goes with the session
                 }
-                holderReleased.set(true);
                 assertTrue(waiting.get(WAIT.toMillis(), TimeUnit.MILLISECONDS),
                         waiter.library() + " held only after " + holder.library() + " released");
             } finally {

@@ -79,11 +79,19 @@ class CombinedTest {
     }
 
     @Test
-    void aChangeThatThrowsFailsTheWholePlan() {
+    void aChangeThatThrowsFailsAloneAndTheRestArePlannedWithoutIt() {
+        IllegalStateException cannotDecode = new IllegalStateException("cannot decode");
         Change<Long> broken = s -> {
-            throw new IllegalStateException("cannot decode");
+            throw cannotDecode;
         };
-        assertThrows(IllegalStateException.class, () -> new Combined(List.of(add(1), broken)).plan(SEVEN));
+        Plan.Write<List<Object>> write = assertInstanceOf(Plan.Write.class,
+                new Combined(List.of(add(1), broken, add(2))).plan(SEVEN));
+        assertEquals(Arrays.asList(8L, new Combined.Failed(cannotDecode), 10L), write.result());
+        assertArrayEquals(bytes(10), write.data());
+        Plan.Write<?> failThenSet = assertInstanceOf(Plan.Write.class, new Combined(List.of(broken, set(3))).plan(SEVEN));
+        assertTrue(failThenSet.guarded(), "the failure was taken on the state seen: only if it is still the node's");
+        Plan.Done<List<Object>> none = assertInstanceOf(Plan.Done.class, new Combined(List.of(broken, read())).plan(SEVEN));
+        assertEquals(Arrays.asList(new Combined.Failed(cannotDecode), 7L), none.result());
     }
 
     @Test
