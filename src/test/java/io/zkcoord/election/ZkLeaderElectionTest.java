@@ -307,6 +307,10 @@ class ZkLeaderElectionTest {
 
         long stalledAt = System.nanoTime();
         Fault partition = partition(c0);
+        // Reset the open connection too: p0 notices at once rather than after its read timeout (6.7 s), and
+        // the partition stays far shorter than the session however slow the machine; its reconnection
+        // attempts meet the silent partition until the heal.
+        ensemble.cutConnection(c0);
         Await.until("p0's client SUSPENDED", WAIT, () -> c0.state() == ConnectionState.SUSPENDED);
         assertFalse(e0.isLeader(), "not leader at once when SUSPENDED");
         Await.until(WAIT, () -> rec0.events.size() >= 2, () -> "p0 told revoked; log " + rec0.log());
@@ -584,6 +588,9 @@ class ZkLeaderElectionTest {
 
         // Until ZooKeeper's own handle gives up on the silent connection, so the deletes fail with
         // CONNECTIONLOSS and must be retried. (Not cp.state(): see closingAWaiterDuringAnOutageDoesNotHideItFromTheLeader.)
+        // The open connection is reset so that the handle gives up at once rather than after its read timeout
+        // (5.3 s); its reconnection attempts still meet the silent partition until the heal.
+        ensemble.cutConnection(cp);
         Await.until("the ZooKeeper handle notices the outage", WAIT,
                 () -> cp.zooKeeper().getState() == ZooKeeper.States.CONNECTING);
         outage.heal();

@@ -5,6 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +16,11 @@ import java.util.concurrent.TimeUnit;
  * Key stores for the TLS tests, made at test time by the JDK's {@code keytool} (run as a process):
  * no key material is committed. A trusted CA signs the servers' and clients' certificates; a
  * rogue CA, which nobody trusts, signs certificates that must be refused. Every store is PKCS12.
- * Made once per JVM (about 25 keytool runs) and shared; the folder goes when the JVM exits.
+ * Made once (about 25 keytool runs, some 10 s on 2 cores) and kept in a folder of the system's
+ * temporary directory named after this checkout, which the next JVMs reuse for {@link #REUSE_FOR}
+ * (CI runs the TLS tests in three builds: the default one and the contract legs on ZooKeeper 3.8 and
+ * on Java 25); the certificates are valid for 2 days, so a reused one is always valid for a day more.
+ * A folder that is older, or lacks a store, is made anew.
  *
  * <p>Thread-safe: {@link #get()} is synchronized.
  */
@@ -24,6 +31,9 @@ final class TestCertificates {
     static final String BOB_DN = "CN=bob,OU=zkcoord-test,O=zkcoord";
 
     private static TestCertificates made;
+
+    /** How long a made set of stores is reused by later JVMs; the certificates are valid for 2 days. */
+    static final Duration REUSE_FOR = Duration.ofHours(24);
 
     final Path dir;
     /** Trusts the CA only. */
@@ -52,13 +62,42 @@ final class TestCertificates {
 
     static synchronized TestCertificates get() throws IOException, InterruptedException {
         if (made == null) {
-            Path dir = Files.createTempDirectory("zkcoord-tls");
-            TestCertificates c = new TestCertificates(dir);
-            c.make();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(dir)));
+            Path kept = Path.of(System.getProperty("java.io.tmpdir"), "zkcoord-tls-"
+                    + Integer.toHexString(Path.of("").toAbsolutePath().toString().hashCode()));
+            TestCertificates c = new TestCertificates(kept);
+            if (!c.reusable()) {
+                deleteQuietly(kept);
+                Path fresh = Files.createTempDirectory("zkcoord-tls");
+                new TestCertificates(fresh).make();
+                try {
+                    // Published whole or not at all: a JVM that looks meanwhile sees no folder, or all of it.
+                    Files.move(fresh, kept, StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException e) {
+                    // Another JVM published its own first, or the move is not possible here: use this one.
+                    if (!c.reusable()) {
+                        c = new TestCertificates(fresh);
+                        Path ours = fresh;
+                        Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(ours)));
+                    } else {
+                        deleteQuietly(fresh);
+                    }
+                }
+            }
             made = c;
         }
         return made;
+    }
+
+    /** Whether every store is there, made less than {@link #REUSE_FOR} ago. */
+    private boolean reusable() throws IOException {
+        for (Path store : List.of(trustStore, rogueTrustStore, serverKeyStore, wrongHostKeyStore, aliceKeyStore,
+                bobKeyStore, rogueClientKeyStore)) {
+            if (!Files.isRegularFile(store) || Files.size(store) == 0) {
+                return false;
+            }
+        }
+        Instant madeAt = Files.getLastModifiedTime(trustStore).toInstant();
+        return madeAt.isAfter(Instant.now().minus(REUSE_FOR));
     }
 
     private void make() throws IOException, InterruptedException {
