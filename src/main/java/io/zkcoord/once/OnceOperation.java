@@ -90,7 +90,7 @@ final class OnceOperation<R> {
         try {
             next = services.session();
         } catch (RuntimeException e) {
-            fail(e);
+            fail(unanswered ? unknown(e) : e); // a closed client: an attempt sent may still have landed
             return;
         }
         if (unanswered && session != null && !session.isAlive()) {
@@ -105,7 +105,9 @@ final class OnceOperation<R> {
         }
         next.whenComplete((s, failure) -> {
             if (failure != null) {
-                fail(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                fail(unanswered ? unknown(cause) : cause);
                 return;
             }
             if (session != null && s != session && unanswered) {

@@ -52,7 +52,10 @@ import java.util.concurrent.CompletableFuture;
  * distinct, exact value for every addition. If that one write fails for good (no permission, the
  * retry policy giving up), every operation in it fails the same way; an operation that fails on
  * the value itself (data that is not 8 bytes) fails alone, so a {@link #set} queued with it still
- * writes, as it would alone.
+ * writes, as it would alone. Every operation combined into a write whose outcome ends unknown
+ * throws {@link io.zkcoord.CommitOutcomeUnknownException}, even one that on the last state seen
+ * would have written nothing (a {@link #get}, a {@link #compareAndSet} finding another value):
+ * such a call may simply be made again.
  *
  * <p>Thread-safe. The blocking methods wait uninterruptibly (an interrupt is kept and set again on
  * return), bounded by the client's retry policy.
