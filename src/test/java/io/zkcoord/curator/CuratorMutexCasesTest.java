@@ -1,5 +1,8 @@
 package io.zkcoord.curator;
 
+import static io.zkcoord.curator.CasesFixture.SHORT;
+import static io.zkcoord.curator.CasesFixture.WAIT;
+import static io.zkcoord.curator.CasesFixture.children;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,9 +31,8 @@ import org.apache.curator.framework.recipes.locks.Locker;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -54,21 +56,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class CuratorMutexCasesTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
-    /** A wait that must end without the lock: the answer, not the time, is checked. */
-    private static final Duration SHORT = Duration.ofMillis(300);
-
-    private static TestingServer server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final CasesFixture server = new CasesFixture();
 
     /**
      * One party holds three deep (Curator's foo/bar/snafu); the other library's party, in another
@@ -79,7 +68,7 @@ class CuratorMutexCasesTest {
     @EnumSource(Library.class)
     void reentrantHoldKeepsTheOtherLibraryOut(Library holderLibrary) throws Exception {
         String dir = "/cases/reentrant-" + holderLibrary;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             Contender holder = holderLibrary.mutex(fleet, dir);
             Contender other = holderLibrary.other().mutex(fleet, dir);
             ZooKeeper look = fleet.zkcoord().zooKeeper();
@@ -124,7 +113,7 @@ class CuratorMutexCasesTest {
     void manyThreadsOnOneLockObjectOfEachLibrary() throws Exception {
         String dir = "/cases/single-lock";
         int perLibrary = 4;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             List<Contender> objects = List.of(Contender.curator(fleet.curator(), dir),
                     Contender.zkcoord(fleet.zkcoord(), dir));
             ZooKeeper look = fleet.zkcoord().zooKeeper();
@@ -177,7 +166,7 @@ class CuratorMutexCasesTest {
     @Test
     void twoClientsOneOfEachLibraryExactlyOneHolds() throws Exception {
         String dir = "/cases/two-clients";
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             List<Contender> pair = List.of(Library.CURATOR.mutex(fleet, dir), Library.ZKCOORD.mutex(fleet, dir));
             List<CountDownLatch> acquired = List.of(new CountDownLatch(1), new CountDownLatch(1));
             List<CountDownLatch> leave = List.of(new CountDownLatch(1), new CountDownLatch(1));
@@ -225,7 +214,7 @@ class CuratorMutexCasesTest {
     @Test
     void ourWaiterWhoseSessionIsKilledQueuesAgainAndHolds() throws Exception {
         String dir = "/cases/killed-waiter-ours";
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             Contender holder = Library.CURATOR.mutex(fleet, dir);
             ZkClient z = fleet.zkcoord();
             Contender waiter = Contender.zkcoord(z, dir);
@@ -241,7 +230,7 @@ class CuratorMutexCasesTest {
                 Await.until(WAIT, () -> children(look, dir) == 2, "the waiter queued");
                 List<String> before = childNames(look, dir);
                 ZooKeeper killed = z.zooKeeper();
-                SessionExpiry.expireOnServer(killed, server.getConnectString(), WAIT);
+                SessionExpiry.expireOnServer(killed, server.connectString(), WAIT);
                 Await.until(WAIT, () -> z.zooKeeper().getSessionId() != killed.getSessionId()
                         && children(look, dir) == 2 && !before.containsAll(childNames(look, dir)),
                         () -> "our waiter queued again in a new session: " + childList(look, dir));
@@ -266,7 +255,7 @@ class CuratorMutexCasesTest {
     @Test
     void curatorWaiterWhoseSessionIsKilledLeavesOurQueueClean() throws Exception {
         String dir = "/cases/killed-waiter-curator";
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             Contender holder = Library.ZKCOORD.mutex(fleet, dir);
             CuratorFramework c = fleet.curator();
             Contender waiter = Contender.curator(c, dir);
@@ -284,7 +273,7 @@ class CuratorMutexCasesTest {
                 List<String> before = childNames(look, dir);
                 ZooKeeper killed = handle(c);
                 killed.getTestable().injectSessionExpiration();
-                SessionExpiry.expireOnServer(killed, server.getConnectString(), WAIT);
+                SessionExpiry.expireOnServer(killed, server.connectString(), WAIT);
                 boolean requeued = Await.within(Duration.ofSeconds(15), () -> handle(c).getSessionId()
                         != killed.getSessionId() && children(look, dir) == 2 && !before.containsAll(childNames(look, dir)));
                 holder.unlock();
@@ -405,9 +394,9 @@ class CuratorMutexCasesTest {
      */
     @Test
     void curatorNamespaceIsOurChroot() throws Exception {
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
-            ZkClient chrooted = fleet.zkcoord(server.getConnectString() + "/ns-test");
-            CuratorFramework namespaced = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+        try (Fleet fleet = new Fleet(server.connectString())) {
+            ZkClient chrooted = fleet.zkcoord(server.connectString() + "/ns-test");
+            CuratorFramework namespaced = CuratorFrameworkFactory.builder().connectString(server.connectString())
                     .retryPolicy(new ExponentialBackoffRetry(20, 10, 500)).namespace("ns-test").build();
             try {
                 namespaced.start();
@@ -432,7 +421,7 @@ class CuratorMutexCasesTest {
     @Test
     void tryWithResourcesHoldsOfBothLibraries() throws Exception {
         String dir = "/cases/locker";
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             InterProcessMutex curator = new InterProcessMutex(fleet.curator(), dir);
             ZkMutex ours = new ZkMutex(fleet.zkcoord(), dir, Protocol.CURATOR);
             try (Locker locker = new Locker(curator, WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -458,7 +447,7 @@ class CuratorMutexCasesTest {
     @EnumSource(Library.class)
     void interruptedWaiterInTheMiddleLeavesTheQueueWhole(Library interruptedLibrary) throws Exception {
         String dir = "/cases/interrupted-" + interruptedLibrary;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             Contender holder = interruptedLibrary.other().mutex(fleet, dir);
             Contender middle = interruptedLibrary.mutex(fleet, dir);
             Contender last = interruptedLibrary.other().mutex(fleet, dir);
@@ -525,13 +514,6 @@ class CuratorMutexCasesTest {
         }
     }
 
-    private static int children(ZooKeeper zk, String dir) {
-        try {
-            return zk.exists(dir, false) == null ? 0 : zk.getChildren(dir, false).size();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static boolean exists(ZooKeeper zk, String path) {
         try {

@@ -1,5 +1,8 @@
 package io.zkcoord.curator;
 
+import static io.zkcoord.curator.CasesFixture.SHORT;
+import static io.zkcoord.curator.CasesFixture.WAIT;
+import static io.zkcoord.curator.CasesFixture.children;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,11 +25,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -48,21 +49,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class CuratorReadWriteCasesTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
-    /** A wait that must end without the lock: the answer, not the time, is checked. */
-    private static final Duration SHORT = Duration.ofMillis(300);
-
-    private static TestingServer server;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final CasesFixture server = new CasesFixture();
 
     /** Both kinds of lock of one library, in a session of its own. */
     private record Rw(Contender read, Contender write) {
@@ -83,7 +71,7 @@ class CuratorReadWriteCasesTest {
     @Test
     void curatorCountsOurReadersAndWritersAsParticipants() throws Exception {
         String dir = "/rw-cases/participants";
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             List<Contender> readers = new ArrayList<>();
             List<Contender> writers = new ArrayList<>();
             for (Library library : Library.values()) {
@@ -128,7 +116,7 @@ class CuratorReadWriteCasesTest {
     @EnumSource(Library.class)
     void downgradeKeepsTheOtherLibrarysWriterOut(Library downgrader) throws Exception {
         String dir = "/rw-cases/downgrade-" + downgrader;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             Rw mine = Rw.of(downgrader, fleet, dir);
             Contender queuedWriter = Rw.of(downgrader.other(), fleet, dir).write();
             Contender lateWriter = Rw.of(downgrader.other(), fleet, dir).write();
@@ -171,7 +159,7 @@ class CuratorReadWriteCasesTest {
     void writerGetsInAgainstConstantReadersOfBothLibraries(Library writerLibrary) throws Exception {
         String dir = "/rw-cases/constant-readers-" + writerLibrary;
         int writerAttempts = 3;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             List<Contender> readers = new ArrayList<>();
             for (Library library : Library.values()) {
                 readers.add(Rw.of(library, fleet, dir).read());
@@ -218,7 +206,7 @@ class CuratorReadWriteCasesTest {
     @EnumSource(Library.class)
     void readerHoldsOnceTheWritersSessionIsKilled(Library writerLibrary) throws Exception {
         String dir = "/rw-cases/killed-writer-" + writerLibrary;
-        try (Fleet fleet = new Fleet(server.getConnectString())) {
+        try (Fleet fleet = new Fleet(server.connectString())) {
             ZooKeeper writerHandle;
             Contender writer;
             if (writerLibrary == Library.CURATOR) {
@@ -235,7 +223,7 @@ class CuratorReadWriteCasesTest {
             assertTrue(writer.tryFor(WAIT));
             String writerNode = dir + "/" + look.getChildren(dir, false).get(0);
             assertFalse(reader.tryFor(SHORT), "no reader beside the writer");
-            SessionExpiry.expireOnServer(writerHandle, server.getConnectString(), WAIT);
+            SessionExpiry.expireOnServer(writerHandle, server.connectString(), WAIT);
             assertTrue(reader.tryFor(WAIT), "the reader holds once the writer's session ended");
             assertNull(look.exists(writerNode, false), "the writer's node went with its session");
             reader.unlock();
@@ -255,13 +243,5 @@ class CuratorReadWriteCasesTest {
             c.unlock();
         }
         return null;
-    }
-
-    private static int children(ZooKeeper zk, String dir) {
-        try {
-            return zk.exists(dir, false) == null ? 0 : zk.getChildren(dir, false).size();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
