@@ -46,11 +46,6 @@ final class Combined implements Change<List<Object>> {
         this.changes = List.copyOf(changes);
     }
 
-    /** @return how many operations this combines */
-    int size() {
-        return changes.size();
-    }
-
     @Override
     public Plan<List<Object>> plan(NodeState current) {
         NodeState state = current;

@@ -58,6 +58,16 @@ class CombiningTest {
         return c.zooKeeper().exists(path, false).getVersion();
     }
 
+    /**
+     * Checks that {@code path} took one or two writes since {@code before}: the running operation,
+     * then the queue in one write; or all in one, if the writer handed over after they queued.
+     */
+    private static void assertOneOrTwoWrites(ZkClient c, String path, int before, String what) throws Exception {
+        int writes = version(c, path) - before;
+        assertTrue(writes == 1 || writes == 2, what + " (all in one if the writer handed over after they queued): "
+                + writes + " writes");
+    }
+
     /** 99 additions queued behind a running one land in one write; each returns its own prefix sum. */
     @Test
     void queuedAdditionsShareOneWrite() throws Exception {
@@ -77,9 +87,7 @@ class CombiningTest {
                 assertEquals(expected, calls.get(delta - 1).get(60, TimeUnit.SECONDS), "the value right after addition " + delta);
             }
             assertEquals(expected, counter.get());
-            int writes = version(c, "/combining/adds") - before;
-            assertTrue(writes == 1 || writes == 2, "the running addition, then the other 99 in one write (all 100 in"
-                    + " one if the writer handed over after they queued): " + writes + " writes");
+            assertOneOrTwoWrites(c, "/combining/adds", before, "the running addition, then the other 99 in one write");
         }
     }
 
@@ -111,13 +119,11 @@ class CombiningTest {
             }
             assertEquals(List.of(true, false, 15L, 15L, "set", 0L, 2L), answers);
             assertEquals(2, counter.get());
-            int writes = version(c, "/combining/mixed") - before;
-            assertTrue(writes == 1 || writes == 2, "the running addition, then the queue in one write (all in one if"
-                    + " the writer handed over after they queued): " + writes + " writes");
+            assertOneOrTwoWrites(c, "/combining/mixed", before, "the running addition, then the queue in one write");
         }
     }
 
-    /** When the shared write cannot be planned (data that is not 8 bytes), every operation in it fails and nothing is written. */
+    /** Queued operations that cannot be planned (data that is not 8 bytes) each fail, and nothing is written. */
     @Test
     void aFailedSharedWriteFailsEveryOperationInIt() throws Exception {
         try (ZkProxy proxy = ZkProxy.to(server.getConnectString()); ZkClient c = through(proxy)) {
